@@ -1,0 +1,48 @@
+# The two commands of the README: `make lab` and `make test`. Everything runs in .venv,
+# created from requirements.txt when missing or stale.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
+
+.PHONY: venv lab test check unit nbtest notebooks bench test-browser html lock clean
+
+$(STAMP): requirements.txt constraints.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+lab: venv
+	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
+
+test: check unit nbtest
+
+check: venv
+	$(VENV)/bin/ruff check msgmodel tests bench
+	$(VENV)/bin/mypy --strict msgmodel
+
+unit: venv
+	$(PY) -m pytest tests -q
+
+nbtest: venv
+	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
+		$(PY) -m pytest notebooks $(NBVAL) -q; \
+	else echo "no notebooks yet"; fi
+
+# Re-execute every chapter in order from a fresh kernel and commit-ready outputs.
+notebooks: venv
+	$(PY) -m msgmodel.tools.build_notebooks
+
+bench: venv
+	$(PY) -m bench.run
+
+lock: venv
+	$(PY) -m pip freeze --exclude-editable | grep -v '^msgmodel' > constraints.txt
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis
