@@ -55,10 +55,7 @@ def _short(s: str, limit: int = _PREVIEW) -> str:
 
 def _chip(kind: str, label: str, body: str, *, title: str = "") -> str:
     t = f' title="{html.escape(title)}"' if title else ""
-    return (
-        f'<span class="mm-chip mm-{kind}"{t}><b>{html.escape(label)}</b> '
-        f"{html.escape(_short(body))}</span>"
-    )
+    return f'<span class="mm-chip mm-{kind}"{t}><b>{html.escape(label)}</b> {html.escape(_short(body))}</span>'
 
 
 def block_html(b: ContentBlock) -> str:
@@ -75,8 +72,10 @@ def block_html(b: ContentBlock) -> str:
         case ToolResultBlock():
             kind = "failed" if b.is_error else "tool_result"
             label = f"tool_result{' (failed)' if b.is_error else ''} → {b.tool_use_id}"
-            body = b.content if isinstance(b.content, str) else " ".join(
-                message_to_text(Message(role="user", content=[c])) for c in b.content
+            body = (
+                b.content
+                if isinstance(b.content, str)
+                else " ".join(message_to_text(Message(role="user", content=[c])) for c in b.content)
             )
             return _chip(kind, label, body)
         case OpaqueBlock():
@@ -109,8 +108,7 @@ def message_html(
     idx = f'<span class="mm-idx">{index}</span>' if index is not None else ""
     bad = " mm-bad" if whole else ""
     return (
-        f'<div class="mm-msg mm-{m.role}{bad}">{idx}<span class="mm-role">{m.role}</span>'
-        f"{''.join(chips)}{whole}</div>"
+        f'<div class="mm-msg mm-{m.role}{bad}">{idx}<span class="mm-role">{m.role}</span>{"".join(chips)}{whole}</div>'
     )
 
 

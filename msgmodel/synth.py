@@ -38,7 +38,37 @@ _PROMPTS: Final = (
     "Find where the session token is logged and remove it.",
     "The migration is slow; profile it and suggest a fix.",
 )
-_WORDS: Final = ["the", "function", "returns", "early", "when", "the", "cache", "is", "cold", "so", "the", "caller", "sees", "an", "empty", "list", "and", "the", "retry", "never", "happens", "because", "the", "flag", "is", "reset", "before", "the", "loop"]
+_WORDS: Final = [
+    "the",
+    "function",
+    "returns",
+    "early",
+    "when",
+    "the",
+    "cache",
+    "is",
+    "cold",
+    "so",
+    "the",
+    "caller",
+    "sees",
+    "an",
+    "empty",
+    "list",
+    "and",
+    "the",
+    "retry",
+    "never",
+    "happens",
+    "because",
+    "the",
+    "flag",
+    "is",
+    "reset",
+    "before",
+    "the",
+    "loop",
+]
 
 
 def _sentence(rng: random.Random, n: int) -> str:
