@@ -36,7 +36,7 @@ nbtest: venv
 
 # Re-execute every chapter in order from a fresh kernel and commit-ready outputs.
 notebooks: venv
-	$(PY) -m msgmodel.tools.build_notebooks
+	$(PY) scripts/build_notebooks.py
 
 bench: venv
 	$(PY) -m bench.run

@@ -1,0 +1,121 @@
+"""Auto-checked exercises for the notebook series.
+
+This package owns the checking of a learner's answers. Each chapter has a module
+(``ch01``, ``ch02``, ...) that registers its exercises with ``exercise``; a notebook
+calls ``check("01.1", answer)`` and sees either a pass or a helpful hint, never a
+traceback. Every exercise also carries a reference solution, kept out of the notebooks
+(a learner who wants it calls ``reveal("01.1")`` or reads the chapter module), and the
+test suite checks that each reference passes its own checker and each starter fails it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = ["Exercise", "Verdict", "all_exercises", "check", "exercise", "get", "reveal"]
+
+Checker = Callable[[Any], "str | None"]
+"""Returns ``None`` when the answer is right, otherwise a hint saying what is wrong."""
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: its id (``"01.1"``), a one-line task, its checker, its reference answer."""
+
+    id: str
+    task: str
+    checker: Checker
+    reference: object
+    starter: object = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The result of ``check``: shown in a notebook as one line (✓ or ✗ with a hint)."""
+
+    exercise_id: str
+    passed: bool
+    hint: str
+
+    def __repr__(self) -> str:
+        if self.passed:
+            return f"✓ exercise {self.exercise_id}: correct. {self.hint}".rstrip()
+        return f"✗ exercise {self.exercise_id}: not yet. {self.hint}"
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+
+_REGISTRY: Final[dict[str, Exercise]] = {}
+_CHAPTERS: Final = ("ch00", "ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07")
+
+
+def exercise(ex: Exercise) -> Exercise:
+    """Register an exercise (each chapter module calls this at import)."""
+    if ex.id in _REGISTRY and _REGISTRY[ex.id] != ex:
+        raise ValueError(f"exercise {ex.id} is registered twice")
+    _REGISTRY[ex.id] = ex
+    return ex
+
+
+def _load(exercise_id: str) -> None:
+    chapter = f"ch{exercise_id.split('.')[0]}"
+    if chapter in _CHAPTERS:
+        try:
+            importlib.import_module(f"msgmodel.exercises.{chapter}")
+        except ModuleNotFoundError as e:
+            if e.name != f"msgmodel.exercises.{chapter}":
+                raise
+
+
+def get(exercise_id: str) -> Exercise:
+    """The exercise with this id (``KeyError`` with the known ids if there is none)."""
+    _load(exercise_id)
+    try:
+        return _REGISTRY[exercise_id]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none loaded"
+        raise KeyError(f"no exercise {exercise_id!r} (known: {known})") from None
+
+
+def all_exercises() -> list[Exercise]:
+    """Every exercise of every chapter, in id order."""
+    for chapter in _CHAPTERS:
+        try:
+            importlib.import_module(f"msgmodel.exercises.{chapter}")
+        except ModuleNotFoundError as e:
+            if e.name != f"msgmodel.exercises.{chapter}":
+                raise
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def check(exercise_id: str, answer: object) -> Verdict:
+    """Check a learner's answer. Never raises: a crash in the answer becomes a hint."""
+    ex = get(exercise_id)
+    if answer is None or answer is Ellipsis:
+        return Verdict(exercise_id, False, f"Replace the placeholder with your answer. Task: {ex.task}")
+    try:
+        problem = ex.checker(answer)
+    except Exception as e:  # the learner's code raised inside the checker
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        where = f" (line {frame.lineno} of {frame.name})" if frame.name != "<module>" else ""
+        return Verdict(exercise_id, False, f"your answer raised {type(e).__name__}: {e}{where}.")
+    if problem is None:
+        return Verdict(exercise_id, True, "")
+    return Verdict(exercise_id, False, problem)
+
+
+def reveal(exercise_id: str) -> str:
+    """The reference solution, as source text when it is a function."""
+    ref = get(exercise_id).reference
+    if callable(ref):
+        try:
+            return inspect.getsource(ref)
+        except (OSError, TypeError):
+            pass
+    return repr(ref)
