@@ -72,7 +72,7 @@ _WORDS: Final = [
 
 
 def _sentence(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(_WORDS) for _ in range(n)).capitalize() + "."
+    return " ".join(rng.choices(_WORDS, k=n)).capitalize() + "."
 
 
 def _tool_call(rng: random.Random, tool_id: str) -> ToolUseBlock:
@@ -92,8 +92,8 @@ def _tool_result(rng: random.Random, call: ToolUseBlock) -> ToolResultBlock:
     roll = rng.random()
     if roll < 0.08:
         return tool_result_block(call.id, f"error: {_sentence(rng, 6)}", is_error=True)
-    if roll < 0.12:  # a long tool output
-        lines = [f"{i:4d}  {_sentence(rng, 9)}" for i in range(rng.randrange(40, 120))]
+    if roll < 0.11:  # a long tool output
+        lines = [f"{i:4d}  {_sentence(rng, 9)}" for i in range(rng.randrange(20, 80))]
         return tool_result_block(call.id, "\n".join(lines))
     if roll < 0.30:
         return tool_result_block(call.id, [TextBlock(_sentence(rng, 12)), TextBlock(_sentence(rng, 5))])

@@ -1,0 +1,303 @@
+"""Benchmarks: msgmodel against what its users would pick instead, in one run.
+
+    python -m bench.run            # everything (≈ 2–4 minutes here), writes bench/results.json
+    python -m bench.run --quick    # smaller sizes, for a smoke test
+    python -m bench.run --markdown # also rewrite bench/RESULTS.md
+
+The machine is shared and noisy, so every comparison is made inside one run, the
+candidates are timed round-robin (A B C A B C ...) and the figure kept is the median;
+the goals are stated as ratios, never as absolute times.
+
+P1  decode + schema check of a 100 000-message session: msgmodel.from_json vs json.loads vs
+    the anthropic SDK's TypeAdapter(list[MessageParam]).validate_json vs a pydantic
+    discriminated union. Goals: ≥ 20× the SDK path, ≥ 3× json.loads.
+P2  protocol.validate on the same session. Goal: ≤ the cost of json.loads of it.
+P3  compact + transcript_of from 10⁴ to 10⁶ messages. Goal: t(10n)/t(n) ≤ 12.
+P4  memory of the loaded session vs the same data as dicts. Goal: ≤ 0.5×.
+P5  import msgmodel ≤ 150 ms (the notebook budgets are measured by `make test`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgmodel
+from msgmodel import from_json, to_json, transcript_of
+from msgmodel.synth import synth_session
+
+HERE = Path(__file__).resolve().parent
+
+
+def timed_round_robin(cands: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Median seconds per candidate, timed in interleaved rounds (GC as in normal use)."""
+    times: dict[str, list[float]] = {k: [] for k in cands}
+    for _ in range(rounds):
+        for name, fn in cands.items():
+            gc.collect()
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def session_bytes(n: int) -> bytes:
+    """A session of n messages as JSON. Large sizes are built from 100 000-message pieces
+    with distinct tool ids (generating 10⁶ messages one by one would dominate the run)."""
+    piece = min(n, 100_000)
+    chunks = []
+    for k in range(-(-n // piece)):
+        msgs = synth_session(piece, seed=k)
+        chunks.append(to_json(msgs)[1:-1])
+    return b"[" + b",".join(chunks) + b"]"
+
+
+def pydantic_union() -> Any:
+    """A discriminated union in pydantic, as a team that chose pydantic would write it."""
+    from typing import Annotated, Literal
+
+    from pydantic import BaseModel, Field, TypeAdapter
+
+    class Text(BaseModel):
+        type: Literal["text"]
+        text: str
+
+    class Thinking(BaseModel):
+        type: Literal["thinking"]
+        thinking: str
+        signature: str | None = None
+
+    class ToolUse(BaseModel):
+        type: Literal["tool_use"]
+        id: str
+        name: str
+        input: dict[str, Any]
+
+    class ToolResult(BaseModel):
+        type: Literal["tool_result"]
+        tool_use_id: str
+        content: str | list[Annotated[Text | Thinking | ToolUse, Field(discriminator="type")]] = ""
+        is_error: bool = False
+
+    Block = Annotated[Text | Thinking | ToolUse | ToolResult, Field(discriminator="type")]
+
+    class Msg(BaseModel):
+        role: Literal["user", "assistant"]
+        content: str | list[Block]
+
+    return TypeAdapter(list[Msg])
+
+
+def p1_decode(data: bytes, rounds: int) -> dict[str, Any]:
+    from anthropic.types import MessageParam
+    from pydantic import TypeAdapter
+
+    sdk = TypeAdapter(list[MessageParam])
+    ours = pydantic_union()
+    t = timed_round_robin(
+        {
+            "msgmodel.from_json": lambda: from_json(data),
+            "json.loads": lambda: json.loads(data),
+            "sdk TypeAdapter(list[MessageParam])": lambda: sdk.validate_json(data),
+            "pydantic discriminated union": lambda: ours.validate_json(data),
+        },
+        rounds,
+    )
+    base = t["msgmodel.from_json"]
+    return {
+        "seconds": t,
+        "x_vs_sdk": t["sdk TypeAdapter(list[MessageParam])"] / base,
+        "x_vs_json_loads": t["json.loads"] / base,
+        "x_vs_pydantic_union": t["pydantic discriminated union"] / base,
+        "goal_met": t["sdk TypeAdapter(list[MessageParam])"] / base >= 20 and t["json.loads"] / base >= 3,
+    }
+
+
+def p2_validate(data: bytes, rounds: int) -> dict[str, Any]:
+    from msgmodel.protocol import validate
+
+    raw = json.loads(data)
+    msgs = from_json(data)
+    t = timed_round_robin(
+        {
+            "validate(raw dicts)": lambda: validate(raw),
+            "validate(Messages)": lambda: validate(msgs),
+            "json.loads": lambda: json.loads(data),
+        },
+        rounds,
+    )
+    ratio = t["validate(raw dicts)"] / t["json.loads"]
+    return {"seconds": t, "validate_over_json_loads": ratio, "goal_met": ratio <= 1.0}
+
+
+def p3_linear(sizes: list[int], rounds: int) -> dict[str, Any]:
+    from msgmodel.compact import compact
+
+    def summarize(transcript: str) -> str:
+        return f"summary of {len(transcript)} characters"
+
+    rows = []
+    for n in sizes:
+        msgs = from_json(session_bytes(n))
+        t = timed_round_robin(
+            {
+                "compact": lambda msgs=msgs: compact(msgs, keep_recent=50, summarize=summarize),  # type: ignore[misc]
+                "transcript_of": lambda msgs=msgs: transcript_of(msgs),  # type: ignore[misc]
+            },
+            rounds,
+        )
+        rows.append({"n": n, **t})
+        del msgs
+    growth = []
+    for a, b in zip(rows, rows[1:], strict=False):
+        growth.append(
+            {
+                "from": a["n"],
+                "to": b["n"],
+                "compact": b["compact"] / a["compact"],
+                "transcript_of": b["transcript_of"] / a["transcript_of"],
+            }
+        )
+    ok = all(g["compact"] <= 12 and g["transcript_of"] <= 12 for g in growth)
+    return {"rows": rows, "growth": growth, "goal_met": ok}
+
+
+def p4_memory(data: bytes) -> dict[str, Any]:
+    def peak(fn: Callable[[], object]) -> int:
+        gc.collect()
+        tracemalloc.start()
+        obj = fn()
+        size, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        del obj
+        return size
+
+    ours = peak(lambda: from_json(data))
+    dicts = peak(lambda: json.loads(data))
+    return {"msgmodel_bytes": ours, "dicts_bytes": dicts, "ratio": ours / dicts, "goal_met": ours / dicts <= 0.5}
+
+
+def p5_import(rounds: int) -> dict[str, Any]:
+    def run(code: str) -> float:
+        best = []
+        for _ in range(rounds):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            best.append(time.perf_counter() - t)
+        return statistics.median(best)
+
+    bare = run("pass")
+    with_pkg = run("import msgmodel")
+    cost = with_pkg - bare
+    return {"python_startup_s": bare, "import_msgmodel_s": cost, "goal_met": cost <= 0.150}
+
+
+def machine() -> dict[str, str]:
+    import anthropic
+    import msgspec
+    import pydantic
+
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.machine(),
+        "msgmodel": msgmodel.__version__,
+        "msgspec": msgspec.__version__,
+        "pydantic": pydantic.VERSION,
+        "anthropic": anthropic.__version__,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test, not figures)")
+    ap.add_argument("--markdown", action="store_true", help="rewrite bench/RESULTS.md from this run")
+    args = ap.parse_args(argv)
+    n = 10_000 if args.quick else 100_000
+    rounds = 3 if args.quick else 7
+    sizes = [1_000, 10_000] if args.quick else [10_000, 100_000, 1_000_000]
+    started = time.perf_counter()
+    data = session_bytes(n)
+    results: dict[str, Any] = {"machine": machine(), "messages": n, "json_mb": len(data) / 1e6}
+    print(f"session: {n} messages, {len(data) / 1e6:.1f} MB of JSON", flush=True)
+    results["P1"] = p1_decode(data, rounds)
+    print_p1(results["P1"])
+    results["P2"] = p2_validate(data, rounds)
+    print_p2(results["P2"])
+    results["P3"] = p3_linear(sizes, 3)
+    print_p3(results["P3"])
+    results["P4"] = p4_memory(data)
+    print_p4(results["P4"])
+    results["P5"] = p5_import(5)
+    print_p5(results["P5"])
+    results["total_s"] = time.perf_counter() - started
+    out = HERE / ("results-quick.json" if args.quick else "results.json")
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nwrote {out.relative_to(HERE.parent)} in {results['total_s']:.0f} s")
+    if args.markdown:
+        from bench.report import write_markdown
+
+        write_markdown(results, HERE / "RESULTS.md")
+    return 0
+
+
+def mark(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def print_p1(r: dict[str, Any]) -> None:
+    print("\nP1 decode + schema check (median s)")
+    for k, v in sorted(r["seconds"].items(), key=lambda kv: kv[1]):
+        print(f"  {k:<40} {v * 1000:9.1f} ms")
+    print(
+        f"  msgmodel is {r['x_vs_sdk']:.1f}× the SDK path, {r['x_vs_json_loads']:.1f}× json.loads, "
+        f"{r['x_vs_pydantic_union']:.1f}× a pydantic union — goal {mark(r['goal_met'])}"
+    )
+
+
+def print_p2(r: dict[str, Any]) -> None:
+    print("\nP2 protocol.validate (median s)")
+    for k, v in r["seconds"].items():
+        print(f"  {k:<40} {v * 1000:9.1f} ms")
+    print(f"  validate / json.loads = {r['validate_over_json_loads']:.2f} — goal {mark(r['goal_met'])}")
+
+
+def print_p3(r: dict[str, Any]) -> None:
+    print("\nP3 compact + transcript_of (median s)")
+    for row in r["rows"]:
+        print(
+            f"  n={row['n']:>9,}  compact {row['compact'] * 1000:9.1f} ms  transcript_of {row['transcript_of'] * 1000:9.1f} ms"
+        )
+    for g in r["growth"]:
+        print(
+            f"  ×10 ({g['from']:,}→{g['to']:,}): compact ×{g['compact']:.1f}, transcript_of ×{g['transcript_of']:.1f}"
+        )
+    print(f"  linear (≤ ×12 per ×10) — goal {mark(r['goal_met'])}")
+
+
+def print_p4(r: dict[str, Any]) -> None:
+    print("\nP4 memory of the loaded session")
+    print(
+        f"  msgmodel {r['msgmodel_bytes'] / 1e6:.1f} MB vs dicts {r['dicts_bytes'] / 1e6:.1f} MB = {r['ratio']:.2f}× — goal {mark(r['goal_met'])}"
+    )
+
+
+def print_p5(r: dict[str, Any]) -> None:
+    print("\nP5 import")
+    print(
+        f"  import msgmodel: {r['import_msgmodel_s'] * 1000:.0f} ms over a bare interpreter — goal {mark(r['goal_met'])}"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
