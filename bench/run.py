@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import platform
 import statistics
@@ -159,7 +160,7 @@ def p3_linear(sizes: list[int], rounds: int) -> dict[str, Any]:
         rows.append({"n": n, **t})
         del msgs
     growth = []
-    for a, b in zip(rows, rows[1:], strict=False):
+    for a, b in itertools.pairwise(rows):
         growth.append(
             {
                 "from": a["n"],
@@ -276,7 +277,8 @@ def print_p3(r: dict[str, Any]) -> None:
     print("\nP3 compact + transcript_of (median s)")
     for row in r["rows"]:
         print(
-            f"  n={row['n']:>9,}  compact {row['compact'] * 1000:9.1f} ms  transcript_of {row['transcript_of'] * 1000:9.1f} ms"
+            f"  n={row['n']:>9,}  compact {row['compact'] * 1000:9.1f} ms"
+            f"  transcript_of {row['transcript_of'] * 1000:9.1f} ms"
         )
     for g in r["growth"]:
         print(
@@ -287,15 +289,15 @@ def print_p3(r: dict[str, Any]) -> None:
 
 def print_p4(r: dict[str, Any]) -> None:
     print("\nP4 memory of the loaded session")
-    print(
-        f"  msgmodel {r['msgmodel_bytes'] / 1e6:.1f} MB vs dicts {r['dicts_bytes'] / 1e6:.1f} MB = {r['ratio']:.2f}× — goal {mark(r['goal_met'])}"
-    )
+    ours, dicts = r["msgmodel_bytes"] / 1e6, r["dicts_bytes"] / 1e6
+    print(f"  msgmodel {ours:.1f} MB vs dicts {dicts:.1f} MB = {r['ratio']:.2f}× — goal {mark(r['goal_met'])}")
 
 
 def print_p5(r: dict[str, Any]) -> None:
     print("\nP5 import")
     print(
-        f"  import msgmodel: {r['import_msgmodel_s'] * 1000:.0f} ms over a bare interpreter — goal {mark(r['goal_met'])}"
+        f"  import msgmodel: {r['import_msgmodel_s'] * 1000:.0f} ms over a bare interpreter"
+        f" — goal {mark(r['goal_met'])}"
     )
 
 
