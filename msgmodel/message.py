@@ -113,13 +113,20 @@ class DecodeError(ValueError):
         where = f"{source}: " if source else ""
         super().__init__(f"{where}{path}: {expected}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_decode_error, (self.path, self.expected, self.source))
+
+
+def _rebuild_decode_error(path: str, expected: str, source: str | None) -> DecodeError:
+    return DecodeError(path, expected, source=source)
+
 
 # ---------------------------------------------------------------------------------------
 # The blocks
 # ---------------------------------------------------------------------------------------
 
+# ``frozen=True`` is written in each class header (not here) so that type checkers see it.
 _STRUCT_OPTS: Final[dict[str, Any]] = {
-    "frozen": True,
     "tag_field": "type",
     "forbid_unknown_fields": True,
     "omit_defaults": True,
@@ -130,7 +137,7 @@ _STRUCT_OPTS: Final[dict[str, Any]] = {
 }
 
 
-class TextBlock(msgspec.Struct, tag="text", **_STRUCT_OPTS):
+class TextBlock(msgspec.Struct, frozen=True, tag="text", **_STRUCT_OPTS):
     """Plain text, from a person or from the model: ``{"type": "text", "text": ...}``."""
 
     text: str
@@ -140,7 +147,7 @@ class TextBlock(msgspec.Struct, tag="text", **_STRUCT_OPTS):
     type: ClassVar[Literal["text"]] = "text"
 
 
-class ThinkingBlock(msgspec.Struct, tag="thinking", **_STRUCT_OPTS):
+class ThinkingBlock(msgspec.Struct, frozen=True, tag="thinking", **_STRUCT_OPTS):
     """The model's extended thinking. ``signature`` must go back to the API byte for byte.
 
     Defined before any feature uses it (the seed's step 33), so that a conversation
@@ -154,7 +161,7 @@ class ThinkingBlock(msgspec.Struct, tag="thinking", **_STRUCT_OPTS):
     type: ClassVar[Literal["thinking"]] = "thinking"
 
 
-class ToolUseBlock(msgspec.Struct, tag="tool_use", **_STRUCT_OPTS):
+class ToolUseBlock(msgspec.Struct, frozen=True, tag="tool_use", **_STRUCT_OPTS):
     """The model asks the client to run tool ``name`` with ``input``; ``id`` links the result."""
 
     id: str
@@ -165,7 +172,7 @@ class ToolUseBlock(msgspec.Struct, tag="tool_use", **_STRUCT_OPTS):
     type: ClassVar[Literal["tool_use"]] = "tool_use"
 
 
-class ToolResultBlock(msgspec.Struct, tag="tool_result", **_STRUCT_OPTS):
+class ToolResultBlock(msgspec.Struct, frozen=True, tag="tool_result", **_STRUCT_OPTS):
     """The client's answer to one ``tool_use``. It travels inside a *user* message.
 
     ``content`` is a string or a list of blocks (text, images, ... as the API allows);
@@ -181,6 +188,9 @@ class ToolResultBlock(msgspec.Struct, tag="tool_result", **_STRUCT_OPTS):
     extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
 
     type: ClassVar[Literal["tool_result"]] = "tool_result"
+
+
+_KNOWN_KINDS: Final = frozenset({"text", "thinking", "tool_use", "tool_result"})
 
 
 class OpaqueBlock:
@@ -202,10 +212,18 @@ class OpaqueBlock:
         kind = raw.get("type") if isinstance(raw, Mapping) else None
         if not isinstance(kind, str):
             raise TypeError("an OpaqueBlock needs a JSON object with a string 'type'")
+        if kind in _KNOWN_KINDS:
+            raise ValueError(f"a {kind!r} block is not opaque: build it with its own struct")
         object.__setattr__(self, "raw", raw)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("OpaqueBlock is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("OpaqueBlock is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (OpaqueBlock, (self.raw,))
 
     @property
     def kind(self) -> str:
@@ -217,7 +235,8 @@ class OpaqueBlock:
         return isinstance(other, OpaqueBlock) and self.raw == other.raw
 
     def __hash__(self) -> int:
-        return hash(("opaque", msgspec.json.encode(self.raw)))
+        # Consistent with __eq__ (dict equality ignores key order and 1 == 1.0).
+        return hash(("opaque", self.kind))
 
     def __repr__(self) -> str:
         return f"OpaqueBlock({dict(self.raw)!r})"
@@ -453,16 +472,25 @@ def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
     Raises ``DecodeError`` naming the JSON path and what was expected. ``source``
     (a file name, say) is prefixed to the error text.
     """
+    if isinstance(data, str):
+        try:
+            data = data.encode()
+        except UnicodeEncodeError as e:  # a lone surrogate cannot be UTF-8
+            raise DecodeError("$", f"expected valid Unicode text ({e.reason} at {e.start})", source=source) from None
     try:
         return _FAST_DECODER.decode(data)
     except msgspec.ValidationError:
         pass  # not entirely in the fast shape (or not JSON at all): walk it
     except msgspec.DecodeError as e:
         raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
+    except RecursionError:
+        raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
     try:
         value = _ANY_DECODER.decode(data)
     except msgspec.DecodeError as e:
         raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
+    except RecursionError:
+        raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
     return _convert_messages(value, "$", source)
 
 
@@ -472,7 +500,10 @@ def from_api(messages: object, *, source: str | None = None) -> list[Message]:
     Accepts plain dicts and lists; SDK response objects (pydantic models such as
     ``resp.content`` blocks) are read through their ``model_dump``.
     """
-    return _convert_messages(messages, "$", source)
+    try:
+        return _convert_messages(messages, "$", source)
+    except RecursionError:
+        raise DecodeError("$", "expected data nested less deeply", source=source) from None
 
 
 def block_from_api(block: object, *, path: str = "$") -> ContentBlock:
@@ -614,23 +645,19 @@ def _convert_block(obj: object, path: str, source: str | None) -> ContentBlock:
     return ToolResultBlock(tool_use_id=tool_use_id, content=result_content, is_error=is_error, extra=extra)
 
 
-def _has_extra(messages: Sequence[Message]) -> bool:
-    for m in messages:
-        content = m.content
-        if isinstance(content, str):
+def _blocks_have_extra(blocks: list[ContentBlock]) -> bool:
+    for b in blocks:
+        if b.type == "opaque":
             continue
-        for b in content:
-            if b.type == "opaque":
-                continue
-            if b.extra is not None:
-                return True
-            if (
-                b.type == "tool_result"
-                and not isinstance(b.content, str)
-                and any(c.type != "opaque" and c.extra is not None for c in b.content)
-            ):
-                return True
+        if b.extra is not None:
+            return True
+        if b.type == "tool_result" and not isinstance(b.content, str) and _blocks_have_extra(b.content):
+            return True
     return False
+
+
+def _has_extra(messages: Sequence[Message]) -> bool:
+    return any(not isinstance(m.content, str) and _blocks_have_extra(m.content) for m in messages)
 
 
 def _block_to_api(b: ContentBlock) -> dict[str, Any]:
@@ -654,7 +681,8 @@ def _block_to_api(b: ContentBlock) -> dict[str, Any]:
         case _:
             assert_never(b)
     if b.extra:
-        d.update(b.extra)
+        # Extras never override the core fields written above.
+        d.update((k, v) for k, v in b.extra.items() if k not in d)
     return d
 
 

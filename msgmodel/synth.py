@@ -4,8 +4,8 @@ This module owns the made-up conversations that benchmarks, tests and notebooks 
 user prompts as strings, assistant turns with thinking (signed), text and parallel
 tool calls, tool results as strings or block lists, failures, and the occasional long
 tool output. Everything is built with the constructors of ``msgmodel.message`` and is a
-valid history for ``msgmodel.protocol.validate``. The same ``seed`` gives the same
-session, byte for byte.
+valid stored history: ``msgmodel.protocol.validate(s, as_history=True) == []``. The same
+``seed`` gives the same session, byte for byte.
 """
 
 from __future__ import annotations

@@ -1,0 +1,39 @@
+"""The synthetic sessions that benchmarks, tests and notebooks share."""
+
+from __future__ import annotations
+
+import pytest
+
+from msgmodel import to_json, tool_uses_of
+from msgmodel.protocol import validate
+from msgmodel.synth import synth_session
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 17, 200, 1_000])
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_sessions_have_the_size_asked_and_are_valid_histories(n: int, seed: int) -> None:
+    session = synth_session(n, seed=seed)
+    assert len(session) == n
+    assert validate(session, as_history=True) == []
+    assert not (session[-1].role == "assistant" and tool_uses_of(session[-1]))
+
+
+def test_the_same_seed_gives_the_same_bytes() -> None:
+    assert to_json(synth_session(300, seed=3)) == to_json(synth_session(300, seed=3))
+    assert to_json(synth_session(300, seed=3)) != to_json(synth_session(300, seed=4))
+
+
+def test_sessions_carry_every_shape_real_traffic_has() -> None:
+    session = synth_session(2_000, seed=0)
+    kinds = {b.type for m in session if not isinstance(m.content, str) for b in m.content}
+    assert kinds == {"text", "thinking", "tool_use", "tool_result"}
+    assert any(len(tool_uses_of(m)) > 1 for m in session), "parallel tool calls"
+    results = [b for m in session if not isinstance(m.content, str) for b in m.content if b.type == "tool_result"]
+    assert any(b.is_error for b in results)
+    assert any(not isinstance(b.content, str) for b in results)
+    assert any(isinstance(b.content, str) and len(b.content) > 1_000 for b in results)
+
+
+def test_a_session_needs_a_message() -> None:
+    with pytest.raises(ValueError):
+        synth_session(0)
