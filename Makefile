@@ -23,7 +23,7 @@ lab: venv
 test: check unit nbtest
 
 check: venv
-	$(VENV)/bin/ruff check msgmodel tests bench scripts notebooks/src
+	$(VENV)/bin/ruff check msgmodel tests bench scripts $(wildcard notebooks/src)
 	$(VENV)/bin/ruff format --check msgmodel tests bench scripts
 	$(VENV)/bin/mypy --strict msgmodel
 
