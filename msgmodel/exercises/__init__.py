@@ -63,14 +63,19 @@ def exercise(ex: Exercise) -> Exercise:
     return ex
 
 
+def _load_chapter(chapter: str) -> None:
+    """Import a chapter's exercise module (which registers its exercises); absent is fine."""
+    try:
+        importlib.import_module(f"msgmodel.exercises.{chapter}")
+    except ModuleNotFoundError as e:
+        if e.name != f"msgmodel.exercises.{chapter}":
+            raise
+
+
 def _load(exercise_id: str) -> None:
     chapter = f"ch{exercise_id.split('.')[0]}"
     if chapter in _CHAPTERS:
-        try:
-            importlib.import_module(f"msgmodel.exercises.{chapter}")
-        except ModuleNotFoundError as e:
-            if e.name != f"msgmodel.exercises.{chapter}":
-                raise
+        _load_chapter(chapter)
 
 
 def get(exercise_id: str) -> Exercise:
@@ -86,11 +91,7 @@ def get(exercise_id: str) -> Exercise:
 def all_exercises() -> list[Exercise]:
     """Every exercise of every chapter, in id order."""
     for chapter in _CHAPTERS:
-        try:
-            importlib.import_module(f"msgmodel.exercises.{chapter}")
-        except ModuleNotFoundError as e:
-            if e.name != f"msgmodel.exercises.{chapter}":
-                raise
+        _load_chapter(chapter)
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
