@@ -48,7 +48,7 @@ def test_a_crash_in_the_answer_becomes_a_hint_not_a_traceback() -> None:
 
 
 def test_unknown_ids_and_double_registration_are_refused() -> None:
-    with pytest.raises(KeyError, match="no exercise '42.9'"):
+    with pytest.raises(KeyError, match=r"no exercise '42\.9'"):
         get("42.9")
     with pytest.raises(ValueError, match="registered twice"):
         exercise(Exercise(id="99.1", task="other", checker=_is_even_checker, reference=None))
