@@ -66,6 +66,7 @@ __all__ = [
     "ToolUseBlock",
     "assistant_msg",
     "block_from_api",
+    "block_to_api",
     "block_to_text",
     "blocks_from_api",
     "blocks_of",
@@ -660,7 +661,8 @@ def _has_extra(messages: Sequence[Message]) -> bool:
     return any(not isinstance(m.content, str) and _blocks_have_extra(m.content) for m in messages)
 
 
-def _block_to_api(b: ContentBlock) -> dict[str, Any]:
+def block_to_api(b: ContentBlock) -> dict[str, Any]:
+    """One block in its wire shape (a plain dict); ``block_from_api(block_to_api(b)) == b``."""
     match b:
         case TextBlock():
             d: dict[str, Any] = {"type": "text", "text": b.text}
@@ -673,7 +675,7 @@ def _block_to_api(b: ContentBlock) -> dict[str, Any]:
         case ToolResultBlock():
             d = {"type": "tool_result", "tool_use_id": b.tool_use_id}
             if b.content != "":
-                d["content"] = b.content if isinstance(b.content, str) else [_block_to_api(c) for c in b.content]
+                d["content"] = b.content if isinstance(b.content, str) else [block_to_api(c) for c in b.content]
             if b.is_error:
                 d["is_error"] = True
         case OpaqueBlock():
@@ -692,7 +694,7 @@ def to_api(messages: Iterable[Message]) -> list[dict[str, Any]]:
     ``from_api(to_api(x)) == x``. Opaque blocks are written back as they came.
     """
     return [
-        {"role": m.role, "content": m.content if isinstance(m.content, str) else [_block_to_api(b) for b in m.content]}
+        {"role": m.role, "content": m.content if isinstance(m.content, str) else [block_to_api(b) for b in m.content]}
         for m in messages
     ]
 
