@@ -179,7 +179,7 @@ _LIST_RE: Final = re.compile(r"\b(?:list|ls|director(?:y|ies)|folders?|files in)
 _CALL_RE: Final = re.compile(r"\[call ([\w.-]+)\((.*?)\)\]", re.DOTALL)
 _RESULT_RE: Final = re.compile(r"\[result( \(failed\))?: (.*?)\](?=\s|$)", re.DOTALL)
 _PLACEHOLDER_RE: Final = re.compile(r"\((?:tool call|tool result|tool use|tool_use|tool_result)\)", re.IGNORECASE)
-_TASK_RE: Final = re.compile(r"^User: (?!\[result)(.+)$", re.MULTILINE)
+_TASK_RE: Final = re.compile(r"^User: (?!\[result)(.+)$", re.MULTILINE | re.IGNORECASE)
 
 _MAX_PARALLEL: Final = 4
 _CUT: Final = 80
@@ -316,7 +316,9 @@ def _report_results(messages: Sequence[Message]) -> str:
     lines = []
     for r in tool_results_of(last):
         use = calls.get(r.tool_use_id)
-        what = block_to_text(use) if use is not None else f"[call {r.tool_use_id}]"
+        # Named as `name(args)`, not in the `[call ...]` form of block_to_text: this answer goes
+        # back into the conversation, and a summary must not count a report as another call.
+        what = f"{use.name}({_cut(msgspec.json.encode(use.input).decode())})" if use is not None else r.tool_use_id
         text = _result_text(r)
         first = text.strip().splitlines()[0] if text.strip() else "(empty)"
         n_lines = len(text.splitlines())
