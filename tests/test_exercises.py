@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from msgmodel.exercises import Exercise, Verdict, all_exercises, check, exercise, get, reveal
+from msgmodel.exercises import Exercise, Verdict, all_exercises, check, exercise, get, is_placeholder, reveal
 
 
 def _is_even_checker(answer: object) -> str | None:
@@ -31,10 +31,23 @@ def test_a_right_answer_passes_and_a_wrong_one_gets_a_concrete_hint() -> None:
     assert repr(check("99.1", _reference)) == "✓ exercise 99.1: correct."
 
 
-def test_a_placeholder_is_named_as_such() -> None:
-    for placeholder in (None, ...):
+def _stub(n: int) -> bool:
+    """Is n even?"""
+    ...  # your code here
+
+
+def _pass_stub(n: int) -> bool:  # type: ignore[empty-body]
+    pass
+
+
+def test_a_placeholder_is_not_attempted_and_gives_nothing_away() -> None:
+    for placeholder in (None, ..., "", set(), [], _stub, _pass_stub):
         verdict = check("99.1", placeholder)
-        assert not verdict.passed and verdict.hint.startswith("Replace the placeholder")
+        assert not verdict.passed
+        assert verdict.hint == "not attempted yet. Task: write is_even(n)"
+        assert repr(verdict) == "· exercise 99.1: not attempted yet. Task: write is_even(n)"
+    assert not is_placeholder(lambda n: True)
+    assert not is_placeholder(_reference)
 
 
 def test_a_crash_in_the_answer_becomes_a_hint_not_a_traceback() -> None:
@@ -65,3 +78,5 @@ def test_every_chapter_exercise_is_consistent(ex: Exercise) -> None:
     starter = check(ex.id, ex.starter)
     assert not starter.passed, f"the starter of {ex.id} passes"
     assert starter.hint, "a failing answer gets a hint"
+    if not is_placeholder(ex.starter):
+        assert not starter.hint.startswith("not attempted"), "an attempt gets a real hint"

@@ -10,14 +10,16 @@ test suite checks that each reference passes its own checker and each starter fa
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
+import textwrap
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["Exercise", "Verdict", "all_exercises", "check", "exercise", "get", "reveal"]
+__all__ = ["Exercise", "Verdict", "all_exercises", "check", "exercise", "get", "is_placeholder", "reveal"]
 
 Checker = Callable[[Any], "str | None"]
 """Returns ``None`` when the answer is right, otherwise a hint saying what is wrong."""
@@ -45,6 +47,8 @@ class Verdict:
     def __repr__(self) -> str:
         if self.passed:
             return f"✓ exercise {self.exercise_id}: correct. {self.hint}".rstrip()
+        if self.hint.startswith("not attempted yet"):
+            return f"· exercise {self.exercise_id}: {self.hint}"
         return f"✗ exercise {self.exercise_id}: not yet. {self.hint}"
 
     def __bool__(self) -> bool:
@@ -95,11 +99,40 @@ def all_exercises() -> list[Exercise]:
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
+def is_placeholder(answer: object) -> bool:
+    """Whether ``answer`` is still the blank the notebook hands out, not an attempt.
+
+    ``None``, ``...``, an empty string or collection, and a function whose body is only
+    ``...`` or ``pass`` (a docstring and comments allowed). A placeholder gets a neutral
+    "not attempted yet" instead of a hint, so a committed notebook does not give the answer
+    away to someone reading it on GitHub.
+    """
+    if answer is None or answer is Ellipsis:
+        return True
+    if isinstance(answer, (str, bytes, list, tuple, set, frozenset, dict)) and not answer:
+        return True
+    if inspect.isfunction(answer):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(answer)))
+        except (OSError, TypeError, SyntaxError):
+            return False
+        fn = tree.body[0] if tree.body else None
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        body = fn.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:] if isinstance(body[0].value.value, str) or body[0].value.value is Ellipsis else body
+        return all(
+            isinstance(st, ast.Pass) or (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)) for st in body
+        )
+    return False
+
+
 def check(exercise_id: str, answer: object) -> Verdict:
     """Check a learner's answer. Never raises: a crash in the answer becomes a hint."""
     ex = get(exercise_id)
-    if answer is None or answer is Ellipsis:
-        return Verdict(exercise_id, False, f"Replace the placeholder with your answer. Task: {ex.task}")
+    if is_placeholder(answer):
+        return Verdict(exercise_id, False, f"not attempted yet. Task: {ex.task}")
     try:
         problem = ex.checker(answer)
     except Exception as e:  # the learner's code raised inside the checker
