@@ -88,11 +88,11 @@ def _tool_call(rng: random.Random, tool_id: str) -> ToolUseBlock:
     )
 
 
-def _tool_result(rng: random.Random, call: ToolUseBlock) -> ToolResultBlock:
+def _tool_result(rng: random.Random, call: ToolUseBlock, long_outputs: bool) -> ToolResultBlock:
     roll = rng.random()
     if roll < 0.08:
         return tool_result_block(call.id, f"error: {_sentence(rng, 6)}", is_error=True)
-    if roll < 0.11:  # a long tool output
+    if roll < 0.11 and long_outputs:  # a long tool output
         lines = [f"{i:4d}  {_sentence(rng, 9)}" for i in range(rng.randrange(20, 80))]
         return tool_result_block(call.id, "\n".join(lines))
     if roll < 0.30:
@@ -100,12 +100,14 @@ def _tool_result(rng: random.Random, call: ToolUseBlock) -> ToolResultBlock:
     return tool_result_block(call.id, _sentence(rng, rng.randrange(6, 30)))
 
 
-def synth_session(n_messages: int, *, seed: int = 0, thinking: bool = True) -> list[Message]:
+def synth_session(n_messages: int, *, seed: int = 0, thinking: bool = True, long_outputs: bool = True) -> list[Message]:
     """A valid agent session of exactly ``n_messages`` messages (``n_messages >= 1``).
 
     Episodes of: a user prompt, then assistant turns with parallel tool calls, each
     answered by one user message of results, then a final assistant answer. The last
     message is an assistant answer or a user prompt, never a dangling tool call.
+    ``long_outputs=False`` leaves out the long tool outputs (a denser session: more blocks
+    per byte).
     """
     if n_messages < 1:
         raise ValueError("a session needs at least one message")
@@ -131,7 +133,7 @@ def synth_session(n_messages: int, *, seed: int = 0, thinking: bool = True) -> l
                 calls.append(_tool_call(rng, f"toolu_{seed:02d}{next_id:08d}"))
                 next_id += 1
             out.append(assistant_msg([*blocks, *calls]))
-            out.append(tool_result_msg([_tool_result(rng, c) for c in calls]))
+            out.append(tool_result_msg([_tool_result(rng, c, long_outputs) for c in calls]))
         if len(out) < n_messages:
             out.append(assistant_msg([TextBlock(_sentence(rng, rng.randrange(10, 40)))]))
     return out[:n_messages] if _ends_cleanly(out[:n_messages]) else _trim(out, n_messages)
