@@ -52,13 +52,13 @@ def timed_round_robin(cands: dict[str, Callable[[], object]], rounds: int) -> di
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-def session_bytes(n: int) -> bytes:
+def session_bytes(n: int, *, long_outputs: bool = True) -> bytes:
     """A session of n messages as JSON. Large sizes are built from 100 000-message pieces
     with distinct tool ids (generating 10⁶ messages one by one would dominate the run)."""
     piece = min(n, 100_000)
     chunks = []
     for k in range(-(-n // piece)):
-        msgs = synth_session(piece, seed=k)
+        msgs = synth_session(piece, seed=k, long_outputs=long_outputs)
         chunks.append(to_json(msgs)[1:-1])
     return b"[" + b",".join(chunks) + b"]"
 
@@ -233,6 +233,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"session: {n} messages, {len(data) / 1e6:.1f} MB of JSON", flush=True)
     results["P1"] = p1_decode(data, rounds)
     print_p1(results["P1"])
+    dense = session_bytes(n, long_outputs=False)
+    results["P1_dense"] = {"json_mb": len(dense) / 1e6, **p1_decode(dense, rounds)}
+    print(f"\n(the same without long tool outputs: {len(dense) / 1e6:.1f} MB)", end="")
+    print_p1(results["P1_dense"])
+    del dense
     results["P2"] = p2_validate(data, rounds)
     print_p2(results["P2"])
     results["P3"] = p3_linear(sizes, 3)
