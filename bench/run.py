@@ -224,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test, not figures)")
     ap.add_argument("--markdown", action="store_true", help="rewrite bench/RESULTS.md from this run")
     args = ap.parse_args(argv)
+    if args.quick and args.markdown:
+        ap.error("--markdown publishes figures; a --quick run is a smoke test, not figures")
     n = 10_000 if args.quick else 100_000
     rounds = 3 if args.quick else 7
     sizes = [1_000, 10_000] if args.quick else [10_000, 100_000, 1_000_000]
