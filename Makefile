@@ -42,6 +42,20 @@ notebooks: venv
 bench: venv
 	$(PY) -m bench.run
 
+# Every chapter (and tests/ui/notebooks) run in JupyterLab in headless Chromium via Playwright:
+# no error outputs, widgets render and respond; screenshots in build/screenshots/. Uses Debian's
+# chromium, installed with apt when /usr/bin/chromium is missing (CI runs as root); never
+# downloads a browser.
+test-browser: venv
+	@if [ ! -x /usr/bin/chromium ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	fi
+	$(PY) -m pytest tests/ui --run-ui -m ui -q -p no:cacheprovider
+
+# The series as a static site in build/site/ (the committed outputs; nothing is re-executed).
+html: venv
+	$(PY) scripts/build_html.py
+
 lock: venv
 	$(PY) -m pip freeze --exclude-editable | grep -v '^msgmodel' > constraints.txt
 

@@ -4,12 +4,18 @@ This module owns how a message *looks* when no widget runs. ``Message._repr_html
 calls ``message_html``; ``show(messages)`` wraps a list so it renders as cards. Every
 piece of text goes through ``html.escape``; blocks are read through the readers and
 ``match`` of ``msgmodel.message``.
+
+Tool pairs: ``tool_pairs(messages)`` numbers every tool id in order of first appearance;
+given those numbers (``conversation_html(..., link_tools=True)``), a ``tool_use`` and the
+``tool_result`` that answers it carry the same coloured ``#n`` badge, so a pair can be
+followed by eye and an orphan result stands out as a badge nobody else has. The widgets
+of ``msgmodel.widgets`` render through these functions too.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from typing import Final, assert_never
 
 import msgspec
@@ -24,11 +30,16 @@ from msgmodel.message import (
     ToolUseBlock,
     blocks_of,
     message_to_text,
+    tool_results_of,
+    tool_uses_of,
 )
 
-__all__ = ["Conversation", "block_html", "conversation_html", "message_html", "show"]
+__all__ = ["Conversation", "block_html", "conversation_html", "message_html", "show", "tool_pairs"]
 
 _PREVIEW: Final = 160
+
+# Colours of the tool-pair badges (cycled; the number on the badge stays unique).
+_PAIR_COLORS: Final = ("#1f77b4", "#e67e00", "#9467bd", "#0f9fb0", "#8c564b", "#d6409f", "#7a8f00", "#2f6f4f")
 
 _STYLE: Final = (
     "<style>"
@@ -45,21 +56,53 @@ _STYLE: Final = (
     ".mm-failed{background:#fde2e2;border:1px solid #c44}"
     ".mm-opaque{background:#eef;border:1px dashed #88a}"
     ".mm-bad{outline:2px solid #d00}.mm-err{color:#b00;font-size:12px;display:block}"
-    "</style>"
+    ".mm-pair{display:inline-block;border-radius:8px;padding:0 5px;margin-right:4px;color:#fff;"
+    "font-family:system-ui,sans-serif;font-weight:700;font-style:normal}"
+    ".mm-gap{color:#888;font-style:italic;margin:2px 8px}"
+    + "".join(
+        f".mm-p{i}{{background:{c}}}.mm-chip.mm-pk{i}{{border-left:5px solid {c}}}" for i, c in enumerate(_PAIR_COLORS)
+    )
+    + "</style>"
 )
+
+# Added only where tool badges or hidden messages are used (the widgets), so that the plain
+# cards of ``show`` stay byte-identical to the committed notebook outputs.
+_LINK_STYLE: Final = "<style>span.mm-bad{display:inline-block;max-width:100%;border-radius:4px}</style>"
 
 
 def _short(s: str, limit: int = _PREVIEW) -> str:
     return s if len(s) <= limit else s[:limit] + "…"
 
 
-def _chip(kind: str, label: str, body: str, *, title: str = "") -> str:
+def _chip(kind: str, label: str, body: str, *, title: str = "", pair: int | None = None) -> str:
     t = f' title="{html.escape(title)}"' if title else ""
-    return f'<span class="mm-chip mm-{kind}"{t}><b>{html.escape(label)}</b> {html.escape(_short(body))}</span>'
+    if pair is None:
+        return f'<span class="mm-chip mm-{kind}"{t}><b>{html.escape(label)}</b> {html.escape(_short(body))}</span>'
+    k = (pair - 1) % len(_PAIR_COLORS)
+    badge = f'<span class="mm-pair mm-p{k}" title="tool pair #{pair}">#{pair}</span>'
+    return (
+        f'<span class="mm-chip mm-{kind} mm-pk{k}"{t}>{badge}<b>{html.escape(label)}</b> '
+        f"{html.escape(_short(body))}</span>"
+    )
 
 
-def block_html(b: ContentBlock) -> str:
-    """One block as a labelled chip (text, thinking, tool_use, tool_result, opaque)."""
+def tool_pairs(messages: Iterable[Message]) -> dict[str, int]:
+    """Number every tool id (``tool_use`` ids and ``tool_result`` references) 1, 2, ... by first appearance."""
+    pairs: dict[str, int] = {}
+    for m in messages:
+        for use in tool_uses_of(m):
+            pairs.setdefault(use.id, len(pairs) + 1)
+        for result in tool_results_of(m):
+            pairs.setdefault(result.tool_use_id, len(pairs) + 1)
+    return pairs
+
+
+def block_html(b: ContentBlock, *, pairs: Mapping[str, int] | None = None) -> str:
+    """One block as a labelled chip (text, thinking, tool_use, tool_result, opaque).
+
+    With ``pairs`` (from ``tool_pairs``), tool blocks carry their pair's ``#n`` badge.
+    """
+    pairs = pairs or {}
     match b:
         case TextBlock():
             return _chip("text", "text", b.text)
@@ -68,7 +111,7 @@ def block_html(b: ContentBlock) -> str:
             return _chip("thinking", f"thinking ({sig})", b.thinking)
         case ToolUseBlock():
             args = msgspec.json.encode(b.input).decode()
-            return _chip("tool_use", f"tool_use {b.id}", f"{b.name}({args})")
+            return _chip("tool_use", f"tool_use {b.id}", f"{b.name}({args})", pair=pairs.get(b.id))
         case ToolResultBlock():
             kind = "failed" if b.is_error else "tool_result"
             label = f"tool_result{' (failed)' if b.is_error else ''} → {b.tool_use_id}"
@@ -77,7 +120,7 @@ def block_html(b: ContentBlock) -> str:
                 if isinstance(b.content, str)
                 else " ".join(message_to_text(Message(role="user", content=[c])) for c in b.content)
             )
-            return _chip(kind, label, body)
+            return _chip(kind, label, body, pair=pairs.get(b.tool_use_id))
         case OpaqueBlock():
             return _chip("opaque", f"opaque: {b.kind}", "", title=msgspec.json.encode(b.raw).decode()[:400])
         case _:
@@ -85,17 +128,21 @@ def block_html(b: ContentBlock) -> str:
 
 
 def message_html(
-    m: Message, *, index: int | None = None, problems: Mapping[int | None, Sequence[str]] | None = None
+    m: Message,
+    *,
+    index: int | None = None,
+    problems: Mapping[int | None, Sequence[str]] | None = None,
+    pairs: Mapping[str, int] | None = None,
 ) -> str:
     """One message as a card: its role, then its blocks as chips.
 
     ``problems`` maps a block index (or ``None`` for the whole message) to error texts
-    that are shown in red beside that block.
+    that are shown in red beside that block. ``pairs``: see ``block_html``.
     """
     problems = problems or {}
     chips = []
     for i, b in enumerate(blocks_of(m)):
-        chip = block_html(b)
+        chip = block_html(b, pairs=pairs)
         errs = problems.get(i, ())
         if errs:
             chip = f'<span class="mm-bad">{chip}</span>' + "".join(
@@ -113,12 +160,39 @@ def message_html(
 
 
 def conversation_html(
-    messages: Iterable[Message], *, problems: Mapping[int, Mapping[int | None, Sequence[str]]] | None = None
+    messages: Iterable[Message],
+    *,
+    problems: Mapping[int, Mapping[int | None, Sequence[str]]] | None = None,
+    link_tools: bool = False,
+    only: Container[int] | None = None,
 ) -> str:
-    """A list of messages as numbered cards, with optional per-block problems."""
+    """A list of messages as numbered cards, with optional per-block problems.
+
+    ``link_tools`` gives each tool pair a numbered, coloured badge (``tool_pairs``).
+    ``only`` shows just the messages with these indices (numbered as in the whole list);
+    each run of hidden messages becomes one "… n messages not shown …" line.
+    """
+    messages = list(messages)
     problems = problems or {}
-    cards = "".join(message_html(m, index=i, problems=problems.get(i)) for i, m in enumerate(messages))
-    return f'{_STYLE}<div class="mm-conv">{cards}</div>'
+    pairs = tool_pairs(messages) if link_tools else None
+    parts: list[str] = []
+    hidden = 0
+    for i, m in enumerate(messages):
+        if only is not None and i not in only:
+            hidden += 1
+            continue
+        if hidden:
+            parts.append(_gap(hidden))
+            hidden = 0
+        parts.append(message_html(m, index=i, problems=problems.get(i), pairs=pairs))
+    if hidden:
+        parts.append(_gap(hidden))
+    style = _STYLE + _LINK_STYLE if link_tools or only is not None else _STYLE
+    return f'{style}<div class="mm-conv">{"".join(parts)}</div>'
+
+
+def _gap(n: int) -> str:
+    return f'<div class="mm-gap">… {n} message{"s" if n != 1 else ""} not shown …</div>'
 
 
 class Conversation:
