@@ -213,7 +213,7 @@ def predictions() -> dict[str, int]:
 
 
 _PREDICTIONS: Final = predictions()
-_STARTER_PREDICTIONS: Final[dict[str, Any]] = dict.fromkeys(PREDICT_CASES, ...)
+_STARTER_PREDICTIONS: Final[dict[str, Any]] = {}  # the notebook's placeholder: nothing predicted yet
 
 
 def _check_predictions(answer: Any) -> str | None:

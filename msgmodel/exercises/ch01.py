@@ -28,8 +28,6 @@ from msgmodel.message import (
     assistant_msg,
     blocks_of,
     from_api,
-    is_clean_user_start,
-    is_tool_result_message,
     to_api,
     tool_result_block,
     tool_result_msg,
@@ -145,12 +143,14 @@ def _render(history: Wire) -> str:
 def first_clean_start(history: list[dict[str, Any]]) -> int | None:
     """The index of the first user message that answers no tool call; ``None`` if there is none.
 
-    Written with the authority (``msgmodel.message``, chapter 04). On raw dicts you would
-    check ``role == "user"`` and that no block of a list ``content`` has ``type ==
-    "tool_result"``: which is exactly the private copy step 29 wrote into compaction.
+    Written on raw dicts, as the exercise asks, and so it is one more private copy of the
+    message's shape, just like step 29's. With the authority of chapter 04 it reads:
+    ``next((i for i, m in enumerate(from_api(history)) if is_clean_user_start(m)), None)``.
     """
-    for i, m in enumerate(from_api(history)):
-        if is_clean_user_start(m):
+    for i, m in enumerate(history):
+        content = m["content"]
+        blocks = content if isinstance(content, list) else []  # content is a string or a list of blocks
+        if m["role"] == "user" and not any(b.get("type") == "tool_result" for b in blocks):
             return i
     return None
 
@@ -240,7 +240,7 @@ exercise(
         task="predict the API's answer to [summary, *exercise_history()[-7:]]: one letter of CHOICES",
         checker=_check_prediction,
         reference="C",
-        starter=...,
+        starter=None,
     )
 )
 
@@ -251,14 +251,21 @@ exercise(
 
 
 def smallest_safe_keep(history: list[dict[str, Any]], keep: int) -> int:
-    """The smallest ``k >= keep`` whose slice ``history[-k:]`` does not start on a tool-result message.
+    """The smallest ``k >= keep`` whose slice ``history[-k:]`` does not start on a tool answer.
 
-    Moving the cut *back* (keeping more) until the window starts on anything but a tool
-    answer; in a valid history that is enough: the answered ``tool_use`` is then kept too.
+    Moving the cut *back* (keeping more) until the window starts on anything but a user
+    message holding ``tool_result`` blocks; in a valid history that is enough: the answered
+    ``tool_use`` is then kept too. When ``keep >= len(history)`` nothing is summarized, so
+    ``keep`` comes back unchanged. Written on raw dicts, as the exercise asks; with the
+    authority the test is ``is_tool_result_message(from_api(history)[-k])``.
     """
-    messages = from_api(history)
+
+    def answers_a_tool(m: dict[str, Any]) -> bool:
+        content = m["content"]
+        return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+
     k = keep
-    while k < len(messages) and is_tool_result_message(messages[-k]):
+    while k < len(history) and answers_a_tool(history[-k]):
         k += 1
     return k
 

@@ -13,17 +13,18 @@
 # `list[Any]` and get away with it, until the day a compaction step cuts the list in the wrong place and the API
 # answers **400**, or a summary quietly forgets every file the agent read. This series replays two such bugs from one
 # agent, traces them to a single cause, and cures that cause with one small module. Everything runs: every claim
-# in these notebooks is a cell whose output you can check.
+# in these notebooks is a cell whose output you can check. New terms are explained in the [glossary](#Glossary);
+# setup and the layout of every chapter are in [How to use these notebooks](#How-to-use-these-notebooks).
 
 # %% [markdown]
 # ## What
 #
-# This chapter is the front door. It says who the series is for and how to use it, maps the eight chapters, and then
-# shows the one thing every later chapter assumes you can read at a glance: the Messages API's **tool exchange**, four
-# messages long, sent live through the official `anthropic` SDK to a local copy of the API. You will see the API's
-# exact 400 when one rule is broken, and end with a glossary. Afterwards you can draw the four messages from memory,
-# say which rules tie them together, predict whether a request gets 200 or 400, and write the code that answers a
-# tool call.
+# This chapter is the front door. It maps the eight chapters, then shows the one thing every later chapter assumes
+# you can read at a glance: the Messages API's **tool exchange**, four messages long, sent live through the official
+# `anthropic` SDK to a local copy of the API. You will see the 400 that comes back when one rule is broken, worded as
+# public captures of the live API word it. Setup notes and a glossary close the section. Afterwards you can draw the
+# four messages from memory, say which rules tie them together, predict whether a request gets 200 or 400, and write
+# the code that answers a tool call.
 
 # %% [markdown]
 # ## Why
@@ -39,8 +40,8 @@
 # what the agent did, which is silent and worse.
 #
 # Both happen in real agents. Public bug trackers hold dozens of reports, most of them the loud kind: Claude Code
-# (`anthropics/claude-code#24670`: `/compact` itself fails with an orphan at `messages.0.content.0`), LangChain
-# (`langchain-ai/langchain#29637`), pydantic-ai (`pydantic/pydantic-ai#4728`), OpenHands, cline, LiteLLM and more.
+# ([anthropics/claude-code#24670][]: `/compact` itself fails with an orphan at `messages.0.content.0`), LangChain
+# ([langchain-ai/langchain#29637][]), pydantic-ai ([pydantic/pydantic-ai#4728][]), OpenHands, cline, LiteLLM and more.
 # The bugs look unrelated. Chapters 01–03 show that two of them have one cause: nothing in the codebase owned the
 # shape of a message, so each file carried its own copy of that knowledge, and the copies drifted apart. Chapters
 # 04–05 give that knowledge one owner.
@@ -48,41 +49,19 @@
 # An interviewer who asks this question wants three things. Can you draw the exchange? Do you know which invariant
 # the server enforces? And can you name the design that keeps every piece of code from breaking it? This series
 # gives you all three, with evidence that runs.
+#
+# [anthropics/claude-code#24670]: https://github.com/anthropics/claude-code/issues/24670
+# [langchain-ai/langchain#29637]: https://github.com/langchain-ai/langchain/issues/29637
+# [pydantic/pydantic-ai#4728]: https://github.com/pydantic/pydantic-ai/issues/4728
 
 # %% [markdown]
 # ## How
 #
-# ### How to use these notebooks
-#
-# * **Open them:** `make lab` (from the repository root) creates the virtual environment if needed and opens this
-#   notebook in JupyterLab. `make test` runs ruff, `mypy --strict`, the unit tests, and re-executes every notebook
-#   under nbval, comparing each output with the one committed here.
-# * **Run top to bottom** (*Kernel → Restart Kernel and Run All Cells*). Every chapter runs offline, with no API
-#   key, in a few seconds. Outputs are deterministic: fixed ids, fixed seeds, no clocks.
-# * **Every chapter has the same rhythm.** If you are preparing for an interview, the bold questions are the ones
-#   you will be asked: answer aloud before you read on.
-#
-# | section | what it gives you |
-# |---|---|
-# | What / Why | the claim, and the interviewer's question behind it |
-# | How | the evidence: short cells, each proving one sentence |
-# | Follow-up questions | what the interviewer asks next, with model answers that run |
-# | Pitfalls and trade-offs | where the idea stops working, or costs something |
-# | vs. the real source | how Claude Code, the `anthropic` SDK, pydantic-ai, LangChain and others do it |
-# | One-line summary | the sentence to remember |
-# | Exercises | auto-checked: `check("00.1", answer)` prints ✓, or ✗ with a hint naming a case you got wrong |
-#
-# Stuck on an exercise? `print(reveal("00.1"))` shows a reference solution. All solutions live in
-# `msgmodel/exercises/`, not in the notebooks. The code you import (`msgmodel`) is a small, typed, tested package.
-# The notebooks define no logic of their own beyond the demo they are teaching. To see how something works, open
-# its module: each one starts with a docstring saying what it owns.
-
-# %% [markdown]
 # ### Chapter map
 #
 # The series follows one refactor: two symptoms, one diagnosis, one cure, then the defence you give in an interview.
-# The step numbers come from the original material, a Chinese tutorial series that builds a coding agent step by
-# step: steps 29 and 30 shipped the two bugs, and its step 31, the cure, is what this series expands.
+# The step numbers come from the original step-31 tutorial, part of a Chinese series that builds a coding agent step
+# by step: its steps 29 and 30 shipped the two bugs, and step 31, the cure, is what this series expands.
 #
 # ```mermaid
 # flowchart LR
@@ -128,33 +107,26 @@
 #     API-->>C: [3] assistant: the answer
 # ```
 #
+# In words: [0] the user asks; [1] the assistant answers with a `tool_use` (id `toolu_01A`); your code runs the tool
+# and sends [0], [1] and [2], a **user** message holding the `tool_result` for `toolu_01A`; [3] the assistant answers.
+#
 # Let's send it for real. The client below is the **official `anthropic` SDK**, wired in-process to a local Messages
-# API (`msgmodel.api.local_client`). That API checks every request against the live API's rules, which were gathered
-# from recorded live traffic and public bug reports. A refused request gets a 400 with the live API's exact words. The
-# *model* behind it is a script: it decides nothing. The protocol is real; the intelligence is not, and for these
-# chapters it does not need to be.
+# API (`msgmodel.api.local_client`). That API checks every request against the live API's rules, gathered from
+# recorded live traffic and public bug reports ([api-rules.md](../docs/api-rules.md)). A refused request gets a 400.
+# Where a public capture of the live error exists, as for every error this chapter shows, the wording is the live
+# one, byte for byte; where none does, `msgmodel/protocol.py` documents the reading it chose. The *model* behind it is
+# a script: it decides nothing. The protocol is real; the intelligence is not, and for these chapters it does not
+# need to be.
 
 # %% [markdown]
-# First the imports. Everything comes from the package, `msgmodel`.
+# First the imports: the SDK, and everything else from the package, `msgmodel`.
 
 # %%
-import json
-
 import anthropic
 
-from msgmodel import (
-    TextBlock,
-    ToolUseBlock,
-    assistant_msg,
-    blocks_from_api,
-    to_api,
-    tool_result_msg,
-    tool_uses_of,
-    user_text,
-)
+from msgmodel import TextBlock, ToolUseBlock, assistant_msg, blocks_from_api, to_api, tool_result_msg, tool_uses_of
 from msgmodel.api import local_client
 from msgmodel.display import show
-from msgmodel.scripted import ScriptedModel
 from msgmodel.tools import demo_registry, run_tool, tools_param
 
 MODEL = "claude-sonnet-4-6"  # the local API applies this model's rules
@@ -164,6 +136,8 @@ MODEL = "claude-sonnet-4-6"  # the local API applies this model's rules
 # messages. The tools are four demo tools over a small in-memory project; `tools_param` gives the API's `tools=` list.
 
 # %%
+from msgmodel.scripted import ScriptedModel
+
 script = ScriptedModel(
     [
         [TextBlock("Let me read it."), ToolUseBlock(id="toolu_01A", name="read_file", input={"path": "setup.cfg"})],
@@ -181,15 +155,18 @@ TOOLS = tools_param(REGISTRY)
 # the SDK takes as `messages=`.
 
 # %%
+from msgmodel import user_text
+
 history = [user_text("What is in setup.cfg?")]
 reply = client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(history))
 print("stop_reason:", reply.stop_reason)
-reply.content
+print("blocks:", [(type(b).__name__, b.type) for b in reply.content])
 
 # %% [markdown]
 # `stop_reason: tool_use` means the model is waiting for a tool result. The SDK hands back its own pydantic objects.
 # We convert them once, at the boundary, into `msgmodel` blocks. **Message 1**, the assistant's turn, holds a text
-# block and a `tool_use` block:
+# block and a `tool_use` block (each block's `extra` keeps any wire fields msgmodel does not name, so nothing is
+# lost on the way back):
 
 # %%
 history.append(assistant_msg(blocks_from_api(reply.content)))
@@ -221,6 +198,8 @@ show(history)
 # or a list of blocks, and each block says what it is in its `type` field.
 
 # %%
+import json
+
 for i, wire in enumerate(to_api(history)):
     line = json.dumps(wire)
     print(i, line if len(line) <= 120 else line[:119] + "…")
@@ -250,8 +229,10 @@ except anthropic.BadRequestError as err:
 
 # %% [markdown]
 # That sentence is the live API's exact wording. Claude Code users pasted the same text into
-# `anthropics/claude-code#24670`, down to `messages.0.content.0`. Send the whole history with the same follow-up and
+# [anthropics/claude-code#24670][], down to `messages.0.content.0`. Send the whole history with the same follow-up and
 # the request passes:
+#
+# [anthropics/claude-code#24670]: https://github.com/anthropics/claude-code/issues/24670
 
 # %%
 reply = client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api([*history, follow_up]))
@@ -280,7 +261,11 @@ from msgmodel.scripted import RuleModel
 
 agent = local_client(RuleModel())
 
+# %% [markdown]
+# The loop itself:
 
+
+# %%
 def run_agent(question):
     messages = [user_text(question)]
     while True:
@@ -306,7 +291,57 @@ show(session)
 # *legacy* agent, the one whose messages are `list[Any]`.
 
 # %% [markdown]
-# ### Pointing the same code at the real API
+# ### Reference: running the series
+#
+# What you may want before the next chapter: how the notebooks work, how to point them at the real API, and the
+# words they use.
+#
+# #### How to use these notebooks
+#
+# * **Open them:** `make lab` (from the repository root) creates the virtual environment if needed and opens this
+#   notebook in JupyterLab. `make test` runs ruff, `mypy --strict`, the unit tests, and re-executes every notebook
+#   under nbval, comparing each output with the one committed here.
+# * **Run top to bottom** (*Kernel → Restart Kernel and Run All Cells*). Every chapter runs offline, with no API
+#   key, in a few seconds. Outputs are deterministic: fixed ids, fixed seeds, no clocks.
+# * **Every chapter has the same rhythm.** If you are preparing for an interview, the bold questions are the ones
+#   you will be asked: answer aloud before you read on.
+#
+# | section | what it gives you |
+# |---|---|
+# | What / Why | the claim, and the interviewer's question behind it |
+# | How | the evidence: short cells, each proving one sentence |
+# | Follow-up questions | what the interviewer asks next, with model answers that run |
+# | Pitfalls and trade-offs | where the idea stops working, or costs something |
+# | vs. the real source | how Claude Code, the `anthropic` SDK, pydantic-ai, LangChain and others do it |
+# | One-line summary | the sentence to remember |
+# | Exercises | auto-checked: `check("00.1", answer)` prints ✓, or ✗ with a hint naming a case you got wrong |
+#
+# A committed notebook shows each exercise untouched ("· not attempted yet"), so reading it on GitHub gives nothing
+# away.
+#
+# Stuck on an exercise? `print(reveal("00.1"))` shows a reference solution. All solutions live in
+# `msgmodel/exercises/`, not in the notebooks. The code you import (`msgmodel`) is a small, typed, tested package.
+# The notebooks define no logic of their own beyond the demo they are teaching. To see how something works, open
+# its module: each one starts with a docstring saying what it owns.
+
+# %% [markdown]
+# **Why a local API, not the real one?** It is deterministic, offline and free, so every output in this series can
+# be committed and re-checked by `make test`. Above all, it reproduces the API's error text, and that text is how you
+# recognise these bugs in the wild. The price: the local API is a *model* of the live one, built from public evidence,
+# and the live API changes. The same request always gets the same answer, down to the request id:
+
+# %%
+def refusal(messages):
+    try:
+        client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(messages))
+    except anthropic.BadRequestError as err:
+        return err.body
+
+
+print(refusal(window) == refusal(window), refusal(window)["request_id"])
+
+# %% [markdown]
+# #### Pointing the same code at the real API
 #
 # Nothing above is specific to the local API except the line that makes the client. To talk to Anthropic instead,
 # set your key in the environment before you start JupyterLab (`export ANTHROPIC_API_KEY=...`; never paste it into a
@@ -321,8 +356,9 @@ show(session)
 #
 # `client()` returns a plain `anthropic.Anthropic()` when the key is set. The SDK reads the key; msgmodel never
 # prints or stores it. `client(local=True)` or the environment variable `MSGMODEL_OFFLINE=1` forces the local API;
-# `client(local=False)` forces the real one. The requests are the same, and so should be the 400s, word for word. If
-# you find a difference, that is a bug in `msgmodel/protocol.py`: please report it with the request. The answers
+# `client(local=False)` forces the real one. The requests are the same, and so should be the 400s: word for word
+# where [api-rules.md](../docs/api-rules.md) has a live capture, while the readings that `msgmodel/protocol.py` lists
+# as open may differ. If you find a difference, please report it with the request. The answers
 # will differ: a real model writes its own text and ids, and it costs tokens. These chapters therefore always call
 # `local_client()`, so that their committed outputs stay reproducible. A real model is also free to answer
 # differently: cells that assume the script (one call, id `toolu_01A`) may need a change, and the tools still read
@@ -330,7 +366,7 @@ show(session)
 # `python -m msgmodel serve --port 8765`, then point any client at `http://127.0.0.1:8765`.
 
 # %% [markdown]
-# ### Glossary
+# #### Glossary
 #
 # The original tutorial's Chinese terms are given too, because they name the ideas sharply; the chapters use the
 # English.
@@ -356,7 +392,7 @@ show(session)
 # | exhaustiveness | | every kind handled in a `match`, enforced by `assert_never` |
 # | constructors / readers | 构造器 / 读取器 | the only functions that build messages and that read them |
 # | foundation | 地基 | groundwork that makes later features cheap (event streams, thinking) |
-# | verbatim error | | the API's 400 text, word for word, as `validate` reproduces it |
+# | verbatim error | | the API's 400 text, word for word, as `validate` reproduces it where a live capture exists |
 
 # %% [markdown]
 # ## Follow-up questions
@@ -378,7 +414,8 @@ for i, m in enumerate(history):
 #
 # Both. The id must match, *and* the result must sit in the very next message. A correct id in the wrong place
 # fails, and so does a wrong id in the right place. Each case breaks two rules at once: the call is left unanswered
-# (rule 3) and the result is an orphan (rule 2). The API reports the first one it checks:
+# (rule 3) and the result is an orphan (rule 2). The API answers with one error only. Which one it names first is an
+# open question (Q2 in [api-rules.md](../docs/api-rules.md)); msgmodel's reading puts the unanswered call first:
 
 # %%
 from msgmodel import tool_result_block
@@ -412,24 +449,6 @@ from msgmodel import text_of, tool_results_of
 for r in tool_results_of(session[2]):
     print(r.tool_use_id, "is_error" if r.is_error else "ok", "|", r.content.splitlines()[0])
 print(text_of(session[3]))
-
-# %% [markdown]
-# **"Why test against a local API instead of the real one?"**
-#
-# It is deterministic, offline and free, so every output in this series can be committed and re-checked by
-# `make test`. Above all, it reproduces the API's error text, and that text is how you recognise these bugs in the
-# wild. The price: the local API is a *model* of the live one, built from public evidence, and the live API changes.
-# The same request always gets the same answer, down to the request id:
-
-# %%
-def refusal(messages):
-    try:
-        client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(messages))
-    except anthropic.BadRequestError as err:
-        return err.body
-
-
-print(refusal(window) == refusal(window), refusal(window)["request_id"])
 
 # %% [markdown]
 # ## Pitfalls and trade-offs
@@ -503,23 +522,24 @@ for m in naive:
 # | Vercel AI SDK | a `role: "tool"` message | throws `MissingToolResultsError` |
 # | LiteLLM | a `role: "tool"` message | `trim_messages`, with a history of orphans |
 #
-# * **Claude Code** keeps the Anthropic shape and stores sessions as JSONL transcripts (chapter 07 loads one). By
-#   second-hand accounts (it is closed source), its compactor moves the window start back with
-#   `adjustIndexToPreserveAPIInvariants()` until every kept `tool_result` has its `tool_use`. Yet its tracker holds
-#   a meta issue of 150+ reports of this mismatch (`anthropics/claude-code#6836`), among them `#8484`, `#14416` and
-#   `#24670`.
-# * Only the Anthropic shape puts results inside *user* messages. That is why LangChain's `start_on="human"` trick
-#   does not transfer: there, results are never human messages, so any human message is a safe start. It still
-#   shipped an orphaning bug (`langchain-ai/langchain#33245`).
-# * The **`anthropic` SDK** models responses as pydantic classes (`types/tool_use_block.py`) and requests as
-#   unvalidated `TypedDict`s. It has no response model for tool results (responses never hold one) and no message
-#   constructors or readers: its own tool runner writes results as dict literals.
+# * **Claude Code** keeps the Anthropic shape and stores sessions as JSONL transcripts (chapter 07 loads one). How
+#   its compactor places the cut, and the reports that it still orphans results, are in
+#   [chapter 01](01_orphan_tool_result.ipynb#vs.-the-real-source).
+# * Only the Anthropic shape puts results inside *user* messages, so LangChain's `start_on="human"` trick does not
+#   transfer ([chapter 01](01_orphan_tool_result.ipynb) shows why).
+# * The **`anthropic` SDK** types requests as `TypedDict`s, which nothing checks at run time, and ships no message
+#   constructors or readers ([chapter 02](02_lost_tool_context.ipynb) shows what that lets through).
 # * **pydantic-ai** and the **OpenAI Agents SDK** repair silently before each request; LiteLLM's `trim_messages` has
-#   a long trail of orphan fixes (`BerriAI/litellm#4931`, `#6505`, `#10696`); `openai/openai-agents-python#4322`
-#   was an orphaned output in limited sessions.
+#   a long trail of orphan fixes ([BerriAI/litellm#4931][], [BerriAI/litellm#6505][], [BerriAI/litellm#10696][]);
+#   [openai/openai-agents-python#4322][] was an orphaned output in limited sessions.
 #
 # None of these libraries ships a validator that *reports* protocol violations in the API's own words; they repair
 # silently, throw on one condition, or leave it to the server. That gap is part of what `msgmodel` fills.
+#
+# [BerriAI/litellm#4931]: https://github.com/BerriAI/litellm/issues/4931
+# [BerriAI/litellm#6505]: https://github.com/BerriAI/litellm/issues/6505
+# [BerriAI/litellm#10696]: https://github.com/BerriAI/litellm/issues/10696
+# [openai/openai-agents-python#4322]: https://github.com/openai/openai-agents-python/issues/4322
 
 # %% [markdown]
 # ## One-line summary
@@ -562,7 +582,7 @@ for letter, case in PREDICT_CASES.items():
     display(show(case))
 
 # %%
-predictions = {"A": ..., "B": ..., "C": ..., "D": ..., "E": ..., "F": ...}  # 200 or 400 each
+predictions = {}  # your answer: {"A": 200 or 400, "B": ..., ...}, one entry per case
 check("00.2", predictions)
 
 # %% [markdown]

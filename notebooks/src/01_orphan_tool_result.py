@@ -28,8 +28,8 @@
 # After this chapter you can explain the orphan `tool_result` error from its text alone, tell
 # for any cut whether the API will accept it, and name the design smell the obvious fix brings in.
 #
-# (The step numbers follow the original series this one retells: steps 29 and 30 are two bugs
-# and their local fixes, step 31 is the consolidation that chapters 04–05 build.)
+# (The step numbers follow the original step-31 tutorial this series retells: steps 29 and 30
+# are two bugs and their local fixes, step 31 is the consolidation that chapters 04–05 build.)
 
 # %% [markdown]
 # ## Why
@@ -47,38 +47,22 @@
 # wrong moment.
 #
 # This is the most common trimming bug in public agent code (see the table near the end). Claude
-# Code, LangChain, pydantic-ai, cline and CopilotKit have all shipped it. In an interview the fix
-# matters less than *where those few lines end up*, and that is the thread the rest of the series
-# pulls.
+# Code, LangChain, cline and CopilotKit have all shipped it, and a pydantic-ai docs example for
+# trimming history is reported to have it too (an open report that still needs confirmation).
+# In an interview the fix matters less than *where those few lines end up*, and that is the
+# thread the rest of the series pulls.
 
 # %% [markdown]
 # ## How
 #
 # ### 1. The tool loop, and where a tool's answer lives
 #
-# One round of tool use, as the agent loop sees it:
-#
-# ```mermaid
-# sequenceDiagram
-#     actor P as Person
-#     participant E as Agent loop
-#     participant A as Messages API
-#     participant T as Tool (read_file)
-#     P->>E: "Read src/app.py"
-#     E->>A: messages = [user: "Read src/app.py"]
-#     A-->>E: assistant: [text, tool_use id=toolu_X]
-#     E->>T: read_file(path="src/app.py")
-#     T-->>E: the file's text
-#     Note over E: append a USER message:<br/>[tool_result tool_use_id=toolu_X]
-#     E->>A: messages = [user, assistant(tool_use), user(tool_result)]
-#     A-->>E: assistant: [text answer]
-#     E-->>P: the answer
-# ```
-#
-# Two things to notice. The API is stateless: every request carries the *whole* conversation,
-# which is why long sessions must shrink their history (compaction) and why the API can check
-# the pairing of every call and answer on every request. And one round is four messages, two
-# of them with `role: "user"`, but only one of those was typed by a person.
+# [Chapter 00](00_start_here.ipynb#The-protocol-in-one-page) drew one round of tool use: the
+# assistant's `tool_use`, then a **user** message carrying the `tool_result`, then the answer.
+# Two consequences matter here. The API is stateless, so every request carries the *whole*
+# conversation: that is why long sessions must shrink their history (compaction), and why the
+# API can check the pairing of every call and answer on every request. And one round is four
+# messages, two of them with `role: "user"`, but only one of those was typed by a person.
 #
 # Let's watch it happen. The exhibit is `msgmodel.legacy.engine.QueryEngine`, the dict-based
 # agent loop as it stood at steps 29–30. It runs on `local_client()`: the official SDK, wired
@@ -92,16 +76,15 @@ import inspect
 from pathlib import Path
 
 import anthropic
-from IPython.display import HTML
 
 import msgmodel.legacy
-from msgmodel import protocol
+import msgmodel.protocol
+from msgmodel import Message, from_api, is_clean_user_start, text_of, to_api, tool_results_of, tool_uses_of, user_text
 from msgmodel.api import local_client
 from msgmodel.display import conversation_html, show
 from msgmodel.legacy import compact29
 from msgmodel.legacy.engine import QueryEngine as LegacyEngine
-from msgmodel.message import Message, from_api, is_clean_user_start, text_of, to_api, tool_results_of, tool_uses_of
-from msgmodel.protocol import validate
+from msgmodel.protocol import ProtocolError, validate
 from msgmodel.synth import synth_session
 from msgmodel.tools import demo_registry, tools_param
 
@@ -210,20 +193,17 @@ for n, prompt in enumerate(PROMPTS * 2, start=1):
 #
 # | Part | Meaning |
 # |---|---|
-# | `messages.1.content.0` | the request's message 1, its block 0 (indices count the **request you sent**) |
+# | `messages.1.content.0` | the request's message 1, its block 0 (the **request you sent**, not your history) |
 # | ``unexpected `tool_use_id` … toolu_local_…`` | that block is a `tool_result` answering this id |
 # | ``… corresponding `tool_use` block in the previous message`` | message 0 holds no `tool_use` with that id |
 #
-# `str(err)` is the SDK's wrapper (`Error code: 400 - {…}`, a Python repr of the body); the
-# API's text itself is `err.body["error"]["message"]`, also available as `err.api_message`:
-
-# %%
-print(str(error)[:70], "…")
-print(error.api_message == error.body["error"]["message"])
-
-# %% [markdown]
+# (As [chapter 00](00_start_here.ipynb#Pitfalls-and-trade-offs) showed, print
+# `err.body["error"]["message"]`, not `str(err)`: the latter is the SDK's wrapper around it.)
+#
 # And the session is stuck: the broken window *is* now the history, so every later prompt is
-# refused the same way (`anthropics/claude-code#40305` calls such a session "unrecoverable").
+# refused the same way ([anthropics/claude-code#40305][] calls such a session "unrecoverable").
+#
+# [anthropics/claude-code#40305]: https://github.com/anthropics/claude-code/issues/40305
 
 # %%
 for prompt in ["Hello?", "Read src/app.py"]:
@@ -245,7 +225,9 @@ draw(before, {start: f"history[-7:] starts here, at index {start}"})
 
 # %% [markdown]
 # Message 6 answers the `calculator` call in message 5, and message 5 is above the cut: it went
-# into the summary. This is the request that was refused, the summary first:
+# into the summary. This is the request that was refused, the summary first. (The summary reads
+# "Summary of the earlier conversation: Summary of the conversation so far…": the first label is
+# the compactor's prefix, the second the summarizer's own heading. Two layers, two labels.)
 
 # %%
 sent = from_api(refused)
@@ -278,9 +260,8 @@ print(f"the window starts on role={before[start].role!r}; a clean user start? {i
 # ### 6. Which values of `keep` break, and why it ships
 #
 # We sweep `keep` over two conversations: the eight tool prompts from above (the kind of session
-# a team's tests use), and
-# the same prompts with one bit of small talk, "Great, thanks.", which the model answers without a
-# tool (two messages instead of four).
+# a team's tests use), and the same prompts with one bit of small talk, "Great, thanks.", which
+# the model answers without a tool (two messages instead of four).
 
 # %%
 CHATTY = [*PROMPTS[:3], "Great, thanks.", *PROMPTS[3:]]
@@ -310,6 +291,35 @@ for keep in range(1, 10):
 # small talk, failed tools and multi-step loops, so *some* cut lands on an answer sooner or later.
 # That is why the bug ships.
 #
+# The same pattern on one finished session, without running the agent again. `CompactionExplorer`
+# (from `msgmodel.widgets`) puts a slider on `keep_recent` and shows, side by side, the slicing
+# cut of step 29 (`[summary, *messages[-k:]]`) and the clean cut of
+# `msgmodel.compact.plan_compaction` (chapter 05), each with the validator's verdict. Its strip of
+# ✓ and ✗ covers every value at once: in a live notebook, drag the slider to see each request.
+
+# %%
+from msgmodel.widgets import CompactionExplorer
+
+recorder = legacy_engine(keep=100)  # keep everything: we only want the session
+for prompt in CHATTY:
+    recorder.submit(prompt)
+explorer = CompactionExplorer(from_api(recorder.messages), keep_recent=6)
+explorer
+
+# %% [markdown]
+# In words: on this 34-message session the slicing cut fails at `keep_recent` 2, 6, 10, 14, 18,
+# then 24, 28, 32 (the small-talk turn shifts the phase by two), while the clean cut passes at
+# every value. The failing values differ from the table above because the engine compacts at
+# other moments (before each model call, mid tool loop too), while here we cut the finished
+# session: where the cut is taken decides what breaks, which is the point. Moving the slider is a
+# state change you can also make in code:
+
+# %%
+for k in (6, 7):
+    explorer.slider.value = k
+    print(f"keep_recent={k}\n  slicing:   {explorer.slicing.verdict}\n  clean cut: {explorer.clean.verdict}")
+
+# %% [markdown]
 # ### 7. The validator sees it before the API does
 #
 # `msgmodel.protocol.validate` checks a message list against the live API's structural rules and
@@ -324,24 +334,53 @@ print("rule:", v.rule, "| path:", v.path)
 print("hint:", v.hint)
 
 # %% [markdown]
-# The same check as a pre-flight guard (`protocol.check` raises `ProtocolError`, whose text is
+# The same check as a pre-flight guard (`msgmodel.protocol.check` raises `ProtocolError`, whose text is
 # the first violation's), and the violation drawn on the message it names:
 
 # %%
 try:
-    protocol.check(refused)
-except protocol.ProtocolError as e:
+    msgmodel.protocol.check(refused)
+except ProtocolError as e:
     print("refused locally, before any network call:", str(e)[:60], "…")
+
+# %% [markdown]
+# The path is all you need to find the culprit: read the two indices back out of it.
+
+# %%
 msg_i, block_i = (int(x) for x in v.path.split(".")[1::2])  # "messages.1.content.0" -> 1, 0
-HTML(conversation_html(sent, problems={msg_i: {block_i: [str(v)]}}))
+print("message", msg_i, "block", block_i, "->", describe(sent[msg_i]))
+
+# %% [markdown]
+# Drawn on the cards, the violation sits on the block it names (in red where HTML is shown; the
+# text view lists it under the messages). `Marked` is a demo helper, not part of the package:
+
+
+# %%
+class Marked:
+    """Messages as cards with errors on the blocks they name; the same as text where HTML is not shown."""
+
+    def __init__(self, messages, problems):
+        self.messages, self.problems = messages, problems
+
+    def _repr_html_(self):
+        return conversation_html(self.messages, problems=self.problems)
+
+    def __repr__(self):
+        marks = [(i, b, e) for i, by in self.problems.items() for b, errors in by.items() for e in errors]
+        return "\n".join([repr(show(self.messages)), *(f"  ✗ message {i}, block {b}: {e}" for i, b, e in marks)])
+
+
+Marked(sent, {msg_i: {block_i: [str(v)]}})
 
 # %% [markdown]
 # ### 8. What the live API says
 #
-# The local API words its 400 exactly as the live one does; we made no live call to write this
-# chapter. If you set `ANTHROPIC_API_KEY` and replay the refused request with the real client,
-# the live API checks the same structure before any model runs and should answer with the same
-# words (the index and the id are those of your request). Not executed here:
+# We made no live call to write this chapter. For this error the local API uses the wording
+# that public captures of the live API show byte for byte (below); where no capture exists,
+# `msgmodel/protocol.py` says which reading it chose. If you set `ANTHROPIC_API_KEY` and replay
+# the refused request with the real client, the live API checks the same structure before any
+# model runs and should answer with the same words (the index and the id are those of your
+# request). Not executed here:
 #
 # ```python
 # from msgmodel.api import client           # the real API when ANTHROPIC_API_KEY is set
@@ -351,16 +390,23 @@ HTML(conversation_html(sent, problems={msg_i: {block_i: [str(v)]}}))
 # ```
 #
 # The public record quotes this text byte for byte from live sessions (confidence A/B in
-# `api-rules.md` §1.1): `anthropics/claude-code#24670` (`messages.0.content.0`, a window that
-# starts on an orphan), `anthropics/claude-code#8484` (`messages.2.content.3`),
-# `cline/cline#7225` (`messages.2.content.1`), `openai/openai-agents-python#1797`
-# (`messages.4.content.1`), `openclaw/openclaw#8525` (`messages.130.content.1`),
-# `CopilotKit/CopilotKit#2450` (`messages.0.content.0`).
+# [api-rules.md](../docs/api-rules.md) §1.1): [anthropics/claude-code#24670][] (`messages.0.content.0`, a window that
+# starts on an orphan), [anthropics/claude-code#8484][] (`messages.2.content.3`),
+# [cline/cline#7225][] (`messages.2.content.1`), [openai/openai-agents-python#1797][]
+# (`messages.4.content.1`), [openclaw/openclaw#8525][] (`messages.130.content.1`),
+# [CopilotKit/CopilotKit#2450][] (`messages.0.content.0`).
 #
 # ### 9. The step-29 fix
 #
 # Step 29 fixed it where it hurt, inside compaction: move the cut **forward** to the next clean
 # user start.
+#
+# [anthropics/claude-code#24670]: https://github.com/anthropics/claude-code/issues/24670
+# [anthropics/claude-code#8484]: https://github.com/anthropics/claude-code/issues/8484
+# [cline/cline#7225]: https://github.com/cline/cline/issues/7225
+# [openai/openai-agents-python#1797]: https://github.com/openai/openai-agents-python/issues/1797
+# [openclaw/openclaw#8525]: https://github.com/openclaw/openclaw/issues/8525
+# [CopilotKit/CopilotKit#2450]: https://github.com/CopilotKit/CopilotKit/issues/2450
 
 # %%
 print(inspect.getsource(compact29.compact_fixed))
@@ -401,7 +447,7 @@ for keep in range(1, 10):
 print(inspect.getsource(compact29._is_clean_user_start))
 
 # %% [markdown]
-# Two lines, and each one encodes a fact about **the shape of a message**, not about compaction:
+# One expression, and every part of it encodes a fact about **the shape of a message**, not about compaction:
 # the role names; `content` is either a string or a list; a block's kind is under the key
 # `"type"`; a tool's answer is a block tagged `"tool_result"` inside a user message. Compaction
 # now owns a private copy of that knowledge. It is not the only module that does. Here is every
@@ -417,7 +463,8 @@ for path in sorted(Path(msgmodel.legacy.__file__).parent.glob("*.py")):
         print(f"{path.name}:{n}: {source.splitlines()[n - 1].strip()[:90]}")
 
 # %% [markdown]
-# The engine builds the blocks by hand, the summarizer renders them, and compaction recognizes
+# (Notice `engine.py:80`, the failing-tool path: it spells the id key `toolUseId`. That slip is
+# chapter 02's.) The engine builds the blocks by hand, the summarizer renders them, and compaction recognizes
 # them. These are three modules with three private ideas of one shape. They agree today: on every
 # message of the history above, copy #1 gives the same answer as the authority that chapter 04
 # introduces:
@@ -444,17 +491,37 @@ print(all(compact29._is_clean_user_start(d) == is_clean_user_start(m) for d, m i
 # ## Follow-up questions
 #
 # **"The error says `messages.1`. Is that message 1 of my history?"**
-# No. Indices count the request as sent. After a compaction, message 0 is the summary, so
-# request message 1 is history index `start` (here 6). When you debug, map the index back through
-# the cut, or validate the request you actually send:
+# No. For this error the index counts the messages of the request as sent, which is what the
+# public captures show. After a compaction, message 0 is the summary, so request message 1 is
+# history index `start` (here 6). When you debug, map the index back through the cut, or
+# validate the request you actually send:
 
 # %%
 print(f"request message 1 is history[{start}]:", sent[1] == before[start])
 
 # %% [markdown]
+# The mirror-image error, a `tool_use` left without its result, is less certain. The API merges
+# consecutive messages of one role into one turn, and one live recording suggests this error's
+# index counts those merged turns. That is open question Q1 in
+# [api-rules.md](../docs/api-rules.md#3-open-questions); counting merged turns is **msgmodel's
+# reading**, not a confirmed fact. Here are both errors in one compacted request: we also replace
+# the result of the `grep` call (request message 5) with a typed "Never mind." The summary and
+# the orphan (messages 0 and 1) merge into one turn, so the `tool_use` at request index 4 is
+# reported as `messages.3`. Which of the two errors the API reports first is open too (Q2);
+# msgmodel puts the `tool_use` one first:
+
+# %%
+both = [*sent[:5], user_text("Never mind."), *sent[6:]]
+for found in validate(both):
+    print(f"{found.rule:<19} {found.path:<21} (request index {found.at.split('.')[1]})")
+
+# %% [markdown]
 # **"Without the summary in front, what would the API say?"**
-# The same words at `messages.0.content.0`. That is what `anthropics/claude-code#24670` and
-# `CopilotKit/CopilotKit#2450` report for a window that simply starts on an orphan:
+# The same words at `messages.0.content.0`. That is what [anthropics/claude-code#24670][] and
+# [CopilotKit/CopilotKit#2450][] report for a window that simply starts on an orphan:
+#
+# [anthropics/claude-code#24670]: https://github.com/anthropics/claude-code/issues/24670
+# [CopilotKit/CopilotKit#2450]: https://github.com/CopilotKit/CopilotKit/issues/2450
 
 # %%
 print(validate(sent[1:])[0])
@@ -477,8 +544,8 @@ print("message dropped:", validate([sent[0], *sent[2:]]))
 # **"Should the cut move forward or backward?"**
 # Forward (step 29) never exceeds the budget, but it keeps *fewer* messages than asked, sometimes
 # none (see the pitfalls). Backward keeps at least `keep` messages and can overshoot the budget.
-# Claude Code's compaction, per second-hand notes, moves the start back until every kept
-# `tool_result` keeps its `tool_use`; `msgmodel.compact` keeps "the shortest suffix of at least
+# Claude Code moves the start back (see [vs. the real source](#vs.-the-real-source));
+# `msgmodel.compact` keeps "the shortest suffix of at least
 # `keep_recent` messages that starts at a clean cut". Exercise 01.3 is the backward version.
 # Here is how much the forward fix kept in each compaction of the small-talk session, when asked
 # for 7:
@@ -509,26 +576,36 @@ for compactor in (compact29.compact, compact29.compact_fixed):
 # - **Valid is not the same as right.** When the last `keep` messages hold no clean user start
 #   (mid tool loop, small `keep`), the forward fix moves the cut all the way to the end and
 #   summarizes *everything*, the question being answered right now included. The model then
-#   answers from a summary alone. Compare the question asked with the answer given:
+#   answers from a summary alone. Here `keep=2` compacts in the middle of the `grep` round, so
+#   the question, the call and its result all go into the summary. This is the one message the
+#   model was sent:
 
 # %%
-sizes = []
-engine = legacy_engine(keep=2, compact=compact29.compact_fixed, on_compact=lambda h: sizes.append(len(h)))
+compacted = []
+engine = legacy_engine(keep=2, compact=compact29.compact_fixed, on_compact=lambda h: compacted.append(list(h)))
 for prompt in CHATTY[:7]:
     answer = engine.submit(prompt)
-print("asked:   ", CHATTY[6])
-print("answered:", answer[:150].replace("\n", " "), "…")
-print("the request held", sizes[-1], "message(s): the summary alone")
+print("asked:", CHATTY[6], "| the request held", len(compacted[-1]), "message(s):\n")
+print(text_of(from_api(compacted[-1])[0]))
 
 # %% [markdown]
-# The grep ran, but its result went into a summary that (step 30, chapter 02) renders every tool
-# block as `(tool call)`, so the answer is about files read earlier. Not an error, just wrong.
+# Neither the question nor the grep's output is in it: the summarizer (step 30, chapter 02) kept
+# every tool block only as a placeholder, and its "Task" line is the *previous* summary, because
+# this is a summary of a summary. The stand-in model, finding no question, echoes the summary
+# back; a real model would have nothing better to go on:
+
+# %%
+print("answered:", answer[:120].replace("\n", " "), "…")
+
+# %% [markdown]
+# Valid, and useless: no error, just a wrong answer.
 #
 # - **The bug is intermittent by construction.** Whether a cut orphans an answer depends on
 #   `keep` and on the rhythm of the conversation (section 6), so example-based tests pass.
 #   Test the invariant instead.
 # - **Copy #1 fails badly on bad data.** It indexes dicts directly, so a malformed message gives a
-#   bare `KeyError` from deep inside compaction. The codec of the one model names the JSON path:
+#   bare `KeyError` from deep inside compaction. msgmodel's decoder, `from_api` (chapter 04),
+#   names the JSON path instead:
 
 # %%
 malformed = [{"role": "user", "content": "hi"}, {"role": "user"}]
@@ -543,12 +620,22 @@ except ValueError as e:
 
 # %% [markdown]
 # - **The mirror image is a different error.** Cut the *end* of a tool round (or crash between the
-#   call and its result) and the `tool_use` is left without an answer. The API then says
-#   ``messages.N: `tool_use` ids were found without `tool_result` blocks immediately after``.
-#   Same pairing rule, seen from the other side.
+#   call and its result) and the `tool_use` is left without an answer: ``messages.N: `tool_use`
+#   ids were found without `tool_result` blocks immediately after`` (the follow-up on indices
+#   showed it). Same pairing rule, seen from the other side.
 # - **Merging does not save you.** The API merges consecutive user messages (the summary and the
 #   window's first message), but it checks `tool_result` pairing against the *raw* previous
-#   message (`api-rules.md` §0, finding 3).
+#   message ([api-rules.md](../docs/api-rules.md) §0, finding 3). Two parallel calls whose
+#   results were stored as two user messages in a row are refused on the second one:
+
+# %%
+question, calls, results = from_api(recorder.messages)[18:21]  # "Read README.md and setup.cfg"
+split = [question, calls, *(Message(role="user", content=[r]) for r in tool_results_of(results))]
+for i, m in enumerate(split):
+    print(i, m.role.ljust(9), describe(m))
+print(validate(split)[0])
+
+# %% [markdown]
 # - **The fix is local.** It works, and it is right to ship it under pressure. The cost is that
 #   the knowledge "what a tool answer looks like" now lives in compaction too, and it will drift
 #   (chapter 02).
@@ -556,43 +643,69 @@ except ValueError as e:
 # %% [markdown]
 # ## vs. the real source
 #
-# The same bug in public projects (from `api-rules.md` §2; "bug 1" there is the orphaned or
+# The same bug in public projects (from [api-rules.md](../docs/api-rules.md) §2; "bug 1" there is the orphaned or
 # dangling tool block):
 #
 # | Issue | What broke | Fix adopted |
 # |---|---|---|
-# | `anthropics/claude-code#24670` | `/compact` itself fails: orphan at `messages.0.content.0` | closed as duplicate |
-# | `anthropics/claude-code#14416` | 100+ tool calls, then a `tool_use` compacted away, its result kept | autoclosed |
-# | `anthropics/claude-code#40305` | 11 orphan results; unrecoverable even with `/rewind` | closed (stale) |
-# | `langchain-ai/langchain#29637` | `trim_messages(strategy="last")` splits tool chains | 3 PRs closed, #35313 open |
-# | `langchain-ai/langchain#38352` | `_find_safe_cutoff_point` keeps orphan ToolMessages | 4 PRs, all closed |
-# | `pydantic/pydantic-ai#2050` | the docs' "keep the last messages" example orphans a tool return | open |
-# | `cline/cline#7225` | orphan after truncation (`messages.2.content.1`) | merged: drop orphan results |
-# | `CopilotKit/CopilotKit#2450` | trim splits a pair (`messages.0.content.0`) | PR #3820: drop orphaned results |
-# | `HKUDS/OpenHarness#191` | `/compact` slices `messages[-preserve_recent:]` | closed; pair-guard the split |
-# | `dataelement/Clawith#415` | `conversation[-ctx_size:]` splits a pair | PR #416 merged: strip leading orphans |
+# | [anthropics/claude-code#24670][] | `/compact` itself fails: orphan at `messages.0.content.0` | closed as duplicate |
+# | [anthropics/claude-code#14416][] | 100+ tool calls, then a `tool_use` compacted away, its result kept | autoclosed |
+# | [anthropics/claude-code#40305][] | 11 orphan results; unrecoverable even with `/rewind` | closed (stale) |
+# | [langchain-ai/langchain#29637][] | `trim_messages(strategy="last")` splits pairs | 3 PRs closed, [#35313][] open |
+# | [langchain-ai/langchain#38352][] | `_find_safe_cutoff_point` keeps orphan ToolMessages | 4 PRs, all closed |
+# | [pydantic/pydantic-ai#2050][] | a docs example (keep the last messages) orphans a tool return | open, unconfirmed |
+# | [cline/cline#7225][] | orphan after truncation (`messages.2.content.1`) | merged: drop orphan results |
+# | [CopilotKit/CopilotKit#2450][] | trim splits a pair (`messages.0.content.0`) | [PR #3820][]: drop orphaned results |
+# | [HKUDS/OpenHarness#191][] | `/compact` slices `messages[-preserve_recent:]` | closed; pair-guard the split |
+# | [dataelement/Clawith#415][] | `conversation[-ctx_size:]` splits a pair | [PR #416][] merged: strip leading orphans |
 #
 # Note the last two: `messages[-preserve_recent:]` and `conversation[-ctx_size:]` are our
 # `history[-keep:]`, nearly character for character.
 #
-# How the libraries place the cut (from `anchors.md`):
+# How the libraries place the cut (from [anchors.md](../docs/anchors.md)):
 #
 # - **Anthropic Python SDK**: no trimming helper. The beta tool runner's client-side
-#   `compaction_control` replaces the *whole* history with one user message. There is no
-#   window, so there is no boundary to get wrong, but no recent context survives either.
+#   `compaction_control` replaces the *whole* history with one user message (no window, so no
+#   boundary to get wrong, but no recent context survives either), and it is deprecated in
+#   favour of **server-side compaction**, `edits=[{"type": "compact_20260112"}]`: the API
+#   compacts, and the client sends the resulting compaction block back verbatim. The API also
+#   offers context-management edits such as `clear_tool_uses_20250919`, which clears old tool
+#   uses on the server.
 # - **LangChain**: `trim_messages(..., start_on="human")` has no pairing logic; it works only
 #   because tool results are a separate `ToolMessage` class, which is why the idea does not carry
 #   over to the Anthropic shape. `SummarizationMiddleware`'s cutoff went through three versions
 #   (a ±5-message search, "advance past ToolMessages", "walk back to the AIMessage"); the last
-#   was itself buggy (#38352).
+#   was itself buggy ([#38352][]).
 # - **pydantic-ai**: the harness's `find_safe_cutoff` walks back from `len - keep` but checks pairs
 #   only within `_TOOL_PAIR_SEARCH_RANGE = 5` messages of the cut; since 2026 the core's
 #   `_clean_message_history` silently drops orphaned results before every request.
 # - **Claude Code** (closed source, second-hand notes): `adjustIndexToPreserveAPIInvariants()`
 #   moves the start back until every kept `tool_result` keeps its `tool_use`. Even so,
-#   `anthropics/claude-code#6836` collects 150+ reports of mismatched blocks.
+#   [anthropics/claude-code#6836][] collects 150+ reports of mismatched blocks.
 # - **Microsoft Agent Framework**: `group_messages()` makes a tool call and its results one atomic
 #   group, and strategies drop whole groups, so a pair cannot be split by construction.
+#
+# **Why not just use the API's compaction?** Where you can, do: the server knows its own rules.
+# But these are beta features of one provider, and your history still lives in your code. You
+# store it, replay it, trim it for other providers and summarize it your own way, and every one of
+# those edits must keep the pairs. Server-side compaction removes one place that cuts, not the
+# need to know what a message looks like.
+#
+# [anthropics/claude-code#24670]: https://github.com/anthropics/claude-code/issues/24670
+# [anthropics/claude-code#14416]: https://github.com/anthropics/claude-code/issues/14416
+# [anthropics/claude-code#40305]: https://github.com/anthropics/claude-code/issues/40305
+# [langchain-ai/langchain#29637]: https://github.com/langchain-ai/langchain/issues/29637
+# [#35313]: https://github.com/langchain-ai/langchain/pull/35313
+# [langchain-ai/langchain#38352]: https://github.com/langchain-ai/langchain/issues/38352
+# [pydantic/pydantic-ai#2050]: https://github.com/pydantic/pydantic-ai/issues/2050
+# [cline/cline#7225]: https://github.com/cline/cline/issues/7225
+# [CopilotKit/CopilotKit#2450]: https://github.com/CopilotKit/CopilotKit/issues/2450
+# [PR #3820]: https://github.com/CopilotKit/CopilotKit/pull/3820
+# [HKUDS/OpenHarness#191]: https://github.com/HKUDS/OpenHarness/issues/191
+# [dataelement/Clawith#415]: https://github.com/dataelement/Clawith/issues/415
+# [PR #416]: https://github.com/dataelement/Clawith/pull/416
+# [#38352]: https://github.com/langchain-ai/langchain/issues/38352
+# [anthropics/claude-code#6836]: https://github.com/anthropics/claude-code/issues/6836
 
 # %% [markdown]
 # ## One-line summary
@@ -634,7 +747,7 @@ for letter, text in CHOICES.items():
     print(f"{letter}. {text.split('. Each')[0]}")
 
 # %%
-prediction = ...  # your answer, e.g. "A"
+prediction = None  # your answer: one letter, e.g. "A"
 check("01.2", prediction)
 
 # %% [markdown]
@@ -642,8 +755,9 @@ check("01.2", prediction)
 #
 # **01.3 (writing code).** Write `smallest_safe_keep(history, keep)`: the smallest `k >= keep` such
 # that the API accepts `[summary, *history[-k:]]`. This moves the cut *backward*, the other way
-# from step 29. The checker runs it on the exercise history and on generated sessions, for every
-# `keep`.
+# from step 29. When `keep >= len(history)` the compactor summarizes nothing and sends the history
+# as it is, so return `keep` unchanged. The checker runs it on the exercise history and on
+# generated sessions, for every `keep` up to one past the history's length.
 
 # %%
 def smallest_safe_keep(history, keep):
