@@ -5,11 +5,14 @@
 * ``02.2`` (read the model): which questions a copy-#2 transcript of ``QUIZ_HISTORY`` can
   answer; the learner answers with a set of letters from ``QUIZ_QUESTIONS``.
 * ``02.3`` (predict the API): which of the hand-built ``tool_result`` dicts in ``HAND_BUILT``
-  the API refuses; the checker asks ``msgmodel.protocol.validate`` and quotes its verbatim text.
+  the API refuses; the checker asks ``msgmodel.protocol.validate`` and quotes its text. Every
+  case is one whose outcome api-rules.md has from live captures or public reports; slips whose
+  outcome is only msgmodel's reading (``isError``, ``content: None``) are left out on purpose.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -20,9 +23,7 @@ from msgmodel.message import (
     TextBlock,
     ToolUseBlock,
     assistant_msg,
-    block_from_api,
     block_to_api,
-    block_to_text,
     to_api,
     tool_result_block,
     tool_result_msg,
@@ -128,14 +129,29 @@ def _render_starter(b: dict[str, Any]) -> str:
 
 
 def _render_reference(b: dict[str, Any]) -> str:
-    """Decode the dict with the codec and render it with the authority: no second copy to drift.
+    """One block dict as a summarizer should read it (the choices ``msgmodel.block_to_text`` makes).
 
-    A hand-written version (like ``summary30._block_to_text``) works too, as long as it keeps
-    the tool's name and arguments, a result's text whether it is a string or a list of blocks,
-    the ``is_error`` flag, and a label for kinds it cannot show. Every such version is one more
-    copy of "what a block looks like" that has to be kept in step with ``message.py``.
+    Keep the tool's name and arguments, a result's text whether its content is a string or a
+    list of blocks, the failure flag, and a label for kinds the text cannot show; mark every
+    cut with "…". In the real code, decode the dict and call ``block_to_text``: a hand-written
+    renderer like this one is one more copy of "what a block looks like" to keep in step.
     """
-    return block_to_text(block_from_api(b))
+
+    def cut(text: str, limit: int) -> str:
+        return text if len(text) <= limit else text[:limit] + "…"
+
+    kind = b.get("type")
+    if kind == "text":
+        return str(b.get("text", ""))
+    if kind == "tool_use":
+        return f"[call {b.get('name')}({cut(json.dumps(b.get('input', {})), 200)})]"
+    if kind == "tool_result":
+        content = b.get("content", "")
+        if not isinstance(content, str):  # a list of blocks: show each one's text, or label it
+            content = "\n".join(str(part.get("text", f"[{part.get('type')}]")) for part in content)
+        failed = " (failed)" if b.get("is_error") else ""
+        return f"[result{failed}: {cut(content, 500)}]"
+    return f"[{kind}]"  # an image, a document, a kind we do not know: say it was there
 
 
 exercise(
@@ -213,8 +229,6 @@ def _check_quiz(answer: object) -> str | None:
     return None
 
 
-_QUIZ_STARTER: Final[frozenset[str]] = frozenset()
-
 exercise(
     Exercise(
         id="02.2",
@@ -224,7 +238,7 @@ exercise(
         ),
         checker=_check_quiz,
         reference=set(_QUIZ_ANSWERABLE),
-        starter=set(_QUIZ_STARTER),
+        starter=None,
     )
 )
 
@@ -238,24 +252,35 @@ _GOOD: Final = block_to_api(tool_result_block("toolu_04", "read_file: no such fi
 HAND_BUILT: Final[list[dict[str, Any]]] = [
     _rename(_GOOD, "tool_use_id", "toolUseId"),
     block_to_api(tool_result_block("toolu_04", "")),
-    _rename(_GOOD, "is_error", "isError"),
+    {**_GOOD, "tool_use_id": "read_file"},
     block_to_api(
         tool_result_block("toolu_04", [TextBlock("read_file: no such file: `src/settings.py`")], is_error=True)
     ),
-    {**_GOOD, "content": None},
     {**_GOOD, "cache_control": {"type": "ephemeral"}},
 ]
-"""Six ``tool_result`` blocks as six error paths might hand-build them, each answering ``toolu_04``.
+"""Five ``tool_result`` blocks as five error paths might hand-build them, each answering ``toolu_04``.
 
 Deliberately derived by editing dicts (the exercise is to spot the slips); production code
-builds results with ``tool_result_block`` only.
+builds results with ``tool_result_block`` only. Block 2 passes the tool's *name* where the
+call's id belongs.
 """
 
 _ACCEPTED_BECAUSE: Final[dict[int, str]] = {
     1: "`content` is optional: a result with no content is a valid (empty) answer.",
     3: "`content` may be a list of blocks (text, images, ...) instead of a string.",
-    5: "`cache_control` is a real field of a tool_result block (prompt caching).",
+    4: "`cache_control` is a real field of a tool_result block (prompt caching).",
 }
+
+_REFUSED_BECAUSE: Final[dict[int, str]] = {
+    0: "a tool_result must carry `tool_use_id`, and this one spells it `toolUseId`",
+    2: (
+        "`tool_use_id` must be the id of a call in the previous message (`toolu_04`), not the tool's name. "
+        "It also leaves `toolu_04` unanswered, which is a second error; which of the two the API names first "
+        "is msgmodel's reading"
+    ),
+}
+_QUOTED_RULES: Final = ("schema_required_field", "orphan_tool_result")
+"""The violations whose text the hint quotes: the ones api-rules.md has verbatim for these blocks."""
 
 
 def _context(block: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -266,14 +291,15 @@ def _context(block: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _refusals() -> dict[int, str]:
-    """Index of each refused block in ``HAND_BUILT`` -> the API's first error text for it."""
+    """Index of each refused block in ``HAND_BUILT`` -> the error text that names its slip."""
     from msgmodel.protocol import validate
 
     out = {}
     for i, block in enumerate(HAND_BUILT):
         violations = validate(_context(block))
         if violations:
-            out[i] = str(violations[0])
+            quoted = [str(v) for v in violations if v.rule in _QUOTED_RULES]
+            out[i] = quoted[0] if quoted else str(violations[0])
     return out
 
 
@@ -281,27 +307,26 @@ def _check_refused(answer: object) -> str | None:
     if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in answer
     ):
-        return "answer with the set of indices (0-5) of the blocks the API refuses, e.g. {1, 4}."
+        return "answer with the set of indices (0-4) of the blocks the API refuses, e.g. {1, 4}."
     chosen = set(answer)
     outside = sorted(i for i in chosen if not 0 <= i < len(HAND_BUILT))
     if outside:
         return f"HAND_BUILT has indices 0-{len(HAND_BUILT) - 1}; {outside[0]} is not one of them."
     refused = _refusals()
     for i in sorted(set(refused) - chosen):
-        return f"block {i} is refused. The API answers: {refused[i]}"
+        why = _REFUSED_BECAUSE.get(i, "the API finds a problem with it")
+        return f"block {i} is refused: {why}. The API's 400 text: {refused[i]}"
     for i in sorted(chosen - set(refused)):
         return f"block {i} is accepted: {_ACCEPTED_BECAUSE.get(i, 'the API finds nothing wrong with it.')}"
     return None
 
-
-_REFUSED_STARTER: Final[frozenset[int]] = frozenset()
 
 exercise(
     Exercise(
         id="02.3",
         task="Which blocks of HAND_BUILT does the API refuse? Answer with the set of their indices.",
         checker=_check_refused,
-        reference={0, 2, 4},
-        starter=set(_REFUSED_STARTER),
+        reference={0, 2},
+        starter=None,
     )
 )

@@ -342,7 +342,7 @@ _CLASSIFIED: Final[Mapping[str, str]] = {
     "F": "walk a message",
     "G": "tell a tool result",
 }
-_STARTER_03_3: Final[dict[str, str | None]] = dict.fromkeys(CLASSIFY_LINES)
+_STARTER_03_3: Final[dict[str, str | None]] = {}  # the blank the notebook hands out
 
 
 def _check_classification(answer: object) -> str | None:

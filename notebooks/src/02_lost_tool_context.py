@@ -12,20 +12,23 @@
 # *The series follows one agent codebase through its steps. At step 29 ([chapter
 # 01](01_orphan_tool_result.ipynb)) compaction stopped producing 400s. This chapter is about the
 # bug that survived that fix: the summary no longer knows what the agent read, what it ran, or
-# what failed. It also covers a second step-30 bug, which the API catches only when a tool fails.*
+# what failed. It ends with a planted illustration of a warning in the original step-31
+# tutorial, a field-name slip like `toolUseId` in a hand-built dict, which the API catches only
+# when a tool fails.*
 
 # %% [markdown]
 # ## What
 #
 # We run a short debugging session with the legacy, dict-based agent loop. It reads a config
 # file, runs the test suite (which fails) and greps the code. Then we look at exactly what the
-# step-30 compactor gives the summarizer, and compare it with what it should have given. Both
+# step-30 summary transcript gives the summarizer, and compare it with what it should have given. Both
 # versions go to a summarizer through the official SDK, and we ask each summary two concrete
 # questions: *which file was read?* and *which command failed, and why?* We find the API rule
 # that makes projects flatten tool blocks to text in the first place. We take apart step 30's
 # local fix (copy #2 of "how to render a block") and measure how far it drifts from the real one.
-# Last comes a hand-built `tool_result` dict with a one-word slip that nothing in the process
-# notices until the server rejects it.
+# Last comes a hand-built `tool_result` dict with a one-word slip (planted in the legacy engine to
+# illustrate the original tutorial's warning) that nothing in the process notices until the
+# server rejects it.
 #
 # After this chapter you can say what a summarizer's transcript must keep, explain why a
 # flattening bug never shows up as an error, and show why a hand-built dict is a bug waiting on
@@ -39,16 +42,16 @@
 #
 # A 400 is the easy kind of bug: it is loud, it happens at once, and its text tells you where to
 # look. Step 30's bug is silent. Compaction replaces the old part of the conversation with a
-# summary, and a summary can only be as good as the text the summarizer reads. The step-30
-# compactor rendered every tool block as `(tool call)`. The API accepts that text without
-# complaint, because a placeholder is valid text. The summary comes back, the session goes on,
+# summary, and a summary can only be as good as the text the summarizer reads. The summary
+# transcript of step 30 rendered every tool block as `(tool call)`. The API accepts that text
+# without complaint, because a placeholder is valid text. The summary comes back, the session goes on,
 # and the agent has forgotten which files it read, which commands it ran and what failed. It
 # reads the files again, runs the failing command again, or proposes a fix that contradicts
 # evidence it no longer has. No error is raised and no status code changes.
 #
 # The interviewer's next question is usually *"why flatten at all?"*. The answer is an API rule:
 # a request that contains `tool_use` or `tool_result` blocks must define `tools`, and a
-# summarization call normally defines none (api-rules.md, finding 4). So projects turn blocks
+# summarization call normally defines none ([api-rules.md](../docs/api-rules.md), finding 4). So projects turn blocks
 # into text, and each project writes its own little renderer to do it. That renderer is one more
 # copy of "what a block looks like", and that is the thread of the whole series.
 #
@@ -59,6 +62,9 @@
 #     T -->|"summarize, no tools: 200"| S["summary: 'I cannot say'"]
 #     S --> C["compacted history: the agent<br/>forgot what it read, ran and saw fail"]
 # ```
+#
+# In words: flattened to `(tool call)`, the history reaches the summarizer without a 400 but
+# also without its facts; sent as real blocks with no tools defined, it gets a 400 instead.
 
 # %% [markdown]
 # ## How
@@ -71,46 +77,20 @@
 # project) include no shell, so we add a stand-in `run_command` that behaves like a typical
 # shell tool: it runs, and it *reports* the command's failure in its output (`exit code 1`)
 # instead of raising. Keep that in mind for section 6.
+#
+# The yardstick throughout is msgmodel's own model, which [chapter 04](04_unified_model.ipynb)
+# walks through; here we only use a few of its readers. `from_api` decodes wire dicts into typed
+# blocks (`block_from_api` does one block, `from_json` reads saved JSON, and both raise a
+# `DecodeError` that names the bad path); `transcript_of` and `block_to_text` render blocks as
+# text for a summarizer; an `OpaqueBlock` carries a kind msgmodel does not interpret, such as
+# an image.
 
 # %%
-import difflib
-import inspect
-import re
-import tempfile
-from pathlib import Path
-
-import anthropic
-
-from msgmodel import (
-    DecodeError,
-    Message,
-    OpaqueBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolUseBlock,
-    assistant_msg,
-    block_from_api,
-    block_to_text,
-    from_api,
-    from_json,
-    message_to_text,
-    to_api,
-    tool_result_block,
-    tool_result_msg,
-    tool_results_of,
-    tool_uses_of,
-    transcript_of,
-    user_text,
-)
+from msgmodel import TextBlock, ToolUseBlock, from_api
 from msgmodel.api import local_client
 from msgmodel.display import show
-from msgmodel.legacy import api as legacy_api
-from msgmodel.legacy import storage as legacy_storage
-from msgmodel.legacy import summary30
 from msgmodel.legacy.engine import QueryEngine as LegacyEngine
-from msgmodel.protocol import validate
 from msgmodel.scripted import ScriptedModel
-from msgmodel.synth import synth_session
 from msgmodel.tools import demo_registry, tools_param
 
 # %%
@@ -174,44 +154,37 @@ show(from_api(history))
 # ### 2. What the summarizer reads
 #
 # When the history outgrows its budget, the compactor renders the old part as text and asks a
-# model to summarize it. The legacy compactor (`legacy.compact29`) renders with
-# `summary30.transcript`. The authority's renderer is `msgmodel.transcript_of`, built on
-# `block_to_text` in `message.py`. Here is the same history through both. The helper below only
-# lays the two texts out in columns; open it if you are curious.
+# model to summarize it. The legacy compactor is step 29's `legacy.compact29` (the slicing of
+# [chapter 01](01_orphan_tool_result.ipynb)), and it renders the old part with step 30's
+# `summary30.transcript`, *before* step 30's fix. The authority's renderer is
+# `msgmodel.transcript_of`, built on `block_to_text`. Here is the same history through both,
+# with each tool result cut to its first two lines so the columns fit on a screen (the widget
+# below shows the full texts).
 
-# %% jupyter={"source_hidden": true}
-import html
-import itertools
-import textwrap
+# %%
+from msgmodel import tool_uses_of, transcript_of
+from msgmodel.legacy import summary30
+from msgmodel.teaching import side_by_side
+from msgmodel.widgets import TranscriptCompare
 
 
-class SideBySide:
-    """Two texts in two columns: an HTML table in Jupyter, plain-text columns elsewhere."""
-
-    def __init__(self, left, right, titles, width=58):
-        self.left, self.right, self.titles, self.width = left, right, titles, width
-
-    def _lines(self, text):
-        wrap = textwrap.TextWrapper(self.width, subsequent_indent="  ", break_on_hyphens=False)
-        return [part for line in text.splitlines() for part in (wrap.wrap(line) or [""])]
-
-    def __repr__(self):
-        left = [self.titles[0], "─" * self.width, *self._lines(self.left)]
-        right = [self.titles[1], "─" * self.width, *self._lines(self.right)]
-        rows = itertools.zip_longest(left, right, fillvalue="")
-        return "\n".join(f"{a:<{self.width}} │ {b}".rstrip() for a, b in rows)
-
-    def _repr_html_(self):
-        pre = '<td style="vertical-align:top;text-align:left"><pre style="white-space:pre-wrap;margin:0">{}</pre></td>'
-        head = "".join(f'<th style="text-align:left;width:50%">{html.escape(t)}</th>' for t in self.titles)
-        body = "".join(pre.format(html.escape(t)) for t in (self.left, self.right))
-        return f'<table style="table-layout:fixed;width:100%"><tr>{head}</tr><tr>{body}</tr></table>'
+def first_lines(transcript: str, keep: int = 2) -> str:
+    """For display only: every line that continues a block beyond `keep` lines is counted, not shown."""
+    out, run = [], []
+    for line in [*transcript.splitlines(), "[end]"]:
+        if line.lower().startswith(("user:", "assistant:", "[")):  # a new message or block starts
+            out += run if len(run) <= keep + 1 else [*run[:keep], f"  ⋮ ({len(run) - keep} more lines)", ""]
+            out, run = [*out, line], []
+        else:
+            run.append(line)
+    return "\n".join(out[:-1])
 
 
 # %%
 step30_text = summary30.transcript(history)
 authority_text = transcript_of(from_api(history))
-SideBySide(step30_text, authority_text, ("step 30: summary30.transcript", "the authority: msgmodel.transcript_of"))
+titles = ("step 30, before its fix: summary30.transcript", "the authority: msgmodel.transcript_of")
+side_by_side(first_lines(step30_text), first_lines(authority_text), titles)
 
 # %% [markdown]
 # On the left, every tool block became `(tool call)`. Not even the count survives: there are six
@@ -221,8 +194,19 @@ SideBySide(step30_text, authority_text, ("step 30: summary30.transcript", "the a
 # %%
 calls = sum(len(tool_uses_of(m)) for m in from_api(history))
 print(f"tool calls in the history: {calls}; '(tool call)' placeholders: {step30_text.count('(tool call)')}")
-for fact in ("read_file", "src/config.py", "pytest", "exit code 1", "TypeError"):
-    print(f"{fact!r:16} step 30: {fact in step30_text!s:5}  authority: {fact in authority_text}")
+
+# %% [markdown]
+# The same two transcripts in full, in `TranscriptCompare`: the table counts how often each side
+# mentions a few of the session's facts, and in Jupyter the search box counts any word you type.
+
+# %%
+FACTS = ("src/config.py", "run_command", "pytest", "exit code 1", "TypeError", "src/app.py:15", "grep")
+compare = TranscriptCompare(from_api(history), before=summary30.transcript, terms=FACTS[:5], before_label=titles[0])
+compare
+
+# %%
+compare.query.value = "failed"  # what typing in the search box does
+print(f"mentions of {compare.query.value!r} (before, after):", compare.hits(compare.query.value))
 
 # %% [markdown]
 # ### 3. Why flatten? The summarization request defines no tools
@@ -232,6 +216,12 @@ for fact in ("read_file", "src/config.py", "pytest", "exit code 1", "TypeError")
 # request (api-rules.md, finding 4). The local validator reports it without sending anything:
 
 # %%
+import anthropic
+
+from msgmodel import to_api, user_text
+from msgmodel.legacy import api as legacy_api
+from msgmodel.protocol import validate
+
 ASK = "Summarize this conversation so far, for the assistant to continue from."
 request = [*history, *to_api([user_text(ASK)])]
 for v in validate(request, tools_defined=False):
@@ -259,8 +249,8 @@ for name, text in (("step 30", step30_text), ("authority", authority_text)):
 
 # %% [markdown]
 # So every project that summarizes without tools writes some "block to text" function, and that
-# function decides what survives compaction. Step 29's wrote `(tool call)` for everything that
-# is not text.
+# function decides what survives compaction. Step 30's summary transcript wrote `(tool call)`
+# for everything that is not text.
 #
 # ### 4. Ask the summaries
 #
@@ -275,13 +265,18 @@ print(summary_step30, summary_authority, sep="\n\n")
 # %% [markdown]
 # The summarizer is `RuleModel`, the local API's deterministic stand-in for a model. It can only
 # report what its input shows, and that is the one property that matters here. A real model
-# could not do better: it would write nicer prose around the same gap.
+# would do a little better: the step-30 transcript keeps the assistant's own words ("I'll read
+# the config first", "Now the tests"), so it could guess *which* tools ran. It could not know
+# what they returned: the file's contents, the failing line and the error are not in the text.
 #
 # Here are two questions the agent's next turn depends on, written as small functions that read
 # a summary. They are regular expressions over `RuleModel`'s format; a real agent would ask a
 # model instead, but either way the answer can only come from the summary's text.
 
 # %%
+import re
+
+
 def which_file_was_read(summary: str) -> str:
     found = re.search(r'read_file \{"path": ?"([^"]+)"', summary)
     return found[1] if found else "cannot tell"
@@ -304,29 +299,27 @@ for question in (which_file_was_read, which_command_failed_and_why):
 # the session's key facts each summary still holds.
 
 # %%
-FACTS = ("src/config.py", "run_command", "pytest", "exit code 1", "TypeError", "src/app.py:15", "grep")
 for name, summary in (("step 30", summary_step30), ("authority", summary_authority)):
     kept = [f for f in FACTS if f in summary]
     print(f"{name:9} summary keeps {len(kept)}/{len(FACTS)} key facts: {kept}")
 
 # %% [markdown]
-# The step-30 summary also lacks the `Task:` line. That loss is our stand-in's doing, not the
-# transcript's: `RuleModel` looks for lines that start with `User:`, and `summary30.transcript`
-# writes `user:`. Two pieces of code must agree on a format that each spells on its own, which
-# is the same disease in miniature.
-#
 # ### 5. The step-30 fix: copy #2
 #
 # Step 30 fixed the summary where the bug was reported, inside compaction. It wrote a private
 # `_block_to_text` next to the compactor:
 
 # %%
+import difflib
+import inspect
+
 print(inspect.getsource(summary30._block_to_text))
 
 # %% [markdown]
 # It renders calls as `[call name(args)]` and results as `[result: ...]`, just like the
 # authority. On the session from the bug report it *is* the authority: a line diff of the two
-# transcripts shows only JSON spacing (`json.dumps` puts a space after `:`, msgspec does not).
+# transcripts shows only JSON spacing: `json.dumps` puts a space after `:`, while msgmodel
+# encodes with msgspec (the fast JSON and struct library its model is built on), which does not.
 
 # %%
 fixed_text = summary30.transcript_fixed(history)
@@ -341,6 +334,8 @@ print("\n".join(line for line in diff if not line.startswith("@@")))
 # returned as a list of blocks instead of a string (the API allows both).
 
 # %%
+from msgmodel import Message, OpaqueBlock, ThinkingBlock, assistant_msg, tool_result_block, tool_result_msg
+
 LONG_PATTERN = "|".join(["retries", "backoff", "timeout", "APP_RETRIES", "APP_TIMEOUT", "load_config"] * 4)
 screenshot = OpaqueBlock({"type": "image", "source": {"type": "url", "url": "https://example.com/ci.png"}})
 tricky = [
@@ -356,7 +351,7 @@ tricky = [
     ]),
 ]
 titles = ("copy #2: summary30.transcript_fixed", "the authority: transcript_of")
-SideBySide(summary30.transcript_fixed(to_api(tricky)), transcript_of(tricky), titles)
+side_by_side(summary30.transcript_fixed(to_api(tricky)), transcript_of(tricky), titles)
 
 # %% [markdown]
 # Four differences, each small enough to pass a code review:
@@ -373,6 +368,9 @@ SideBySide(summary30.transcript_fixed(to_api(tricky)), transcript_of(tricky), ti
 # by both:
 
 # %%
+from msgmodel import tool_results_of
+from msgmodel.synth import synth_session
+
 session = synth_session(300, seed=0)
 results = [r for m in session for r in tool_results_of(m)]
 copy2, authority = summary30.transcript_fixed(to_api(session)), transcript_of(session)
@@ -405,7 +403,10 @@ for what, total, by_copy2, by_authority in rows:
 #
 # ### 6. The hand-built `tool_result` and the `toolUseId` slip
 #
-# The legacy engine builds its `tool_result` dicts inline, on two lines:
+# The original step-31 tutorial warns that a hand-built result invites "a field-name slip like
+# `toolUseId`", the hardest kind of bug to find while messages are `any`. It gives no such bug
+# report; the legacy engine plants one so we can watch it happen. It builds its `tool_result`
+# dicts inline, on two lines:
 
 # %%
 source = inspect.getsource(LegacyEngine.submit).splitlines()
@@ -430,22 +431,26 @@ try:
     engine.submit("Before you fix it: does a settings module override the default?")
 except anthropic.BadRequestError as err:
     print(f"HTTP {err.status_code}: {err.api_message}")
-
-# %% [markdown]
-# The API's text names the exact path, `messages.10.content.0.tool_result.tool_use_id`: message
-# 10, block 0, its `tool_use_id` field, which is missing. That is the dict the `except` branch
-# just built:
-
-# %%
-slipped = built[-1]
+slipped = built[-1]  # the dict the except branch just built
 print(slipped)
 
 # %% [markdown]
+# The 400 names the exact path, `messages.10.content.0.tool_result.tool_use_id`: message 10,
+# block 0, its `tool_use_id` field, which is missing. (This wording is the live API's, quoted
+# from a probe in [api-rules.md](../docs/api-rules.md), `schema_required_field`.)
+
+#
 # Nothing in the process noticed. A dict takes any key, `json` encodes it, and the legacy
 # storage saves it and loads it back as if nothing were wrong. The first code to object is a
 # reader that knows the shape, and only if someone calls it:
 
 # %%
+import tempfile
+from pathlib import Path
+
+from msgmodel import DecodeError, block_to_api, from_json
+from msgmodel.legacy import storage as legacy_storage
+
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "session.json"
     legacy_storage.save(path, engine.messages)
@@ -457,35 +462,33 @@ except DecodeError as e:
     print("msgmodel.from_json:", e)
 
 # %% [markdown]
-# The session is now poisoned. Every later request carries the same result, so it fails the
-# same way, and a restart replays it from the saved file:
-
-# %%
-try:
-    engine.submit("Never mind the settings; just fix config.py.")
-except anthropic.BadRequestError as err:
-    print(f"HTTP {err.status_code}: {err.api_message}")
-
-# %% [markdown]
-# What catches the slip *before* the server? The validator, which words every violation the
-# way the API does (the first one is the 400 we got):
+# The session is now poisoned: every later request carries the same result and fails the same
+# way, and a restart replays it from the saved file. What catches the slip *before* the server?
+# `msgmodel.protocol.validate`, which lists every violation it finds:
 
 # %%
 for v in validate(engine.messages):
     print(f"{v.rule}: {v}")
 
 # %% [markdown]
+# Only the first line is verified: it is the 400 above, in the live API's words. The second is
+# msgmodel's reading, not verified live: no capture shows whether the API also names the stray
+# `toolUseId` ("Extra inputs are not permitted"), or in which order it would list the two
+# (`msgmodel/protocol.py`, "Open questions", Q2). The third follows from the first: a result
+# without a `tool_use_id` answers nothing, so the call `toolu_04` counts as unanswered.
+
+# %% [markdown]
 # The constructor catches it earlier still. `tool_result_block(tool_use_id, content, is_error)`
 # has no parameter spelled `toolUseId`, so the slip fails with a `TypeError` the first time the
-# line runs, and mypy flags it before it ever runs. Written correctly, the wire dict comes out
-# with the right field name:
+# line runs, and mypy flags it before it ever runs. Written correctly, the wire dict
+# (`block_to_api`) comes out with the right field name:
 
 # %%
 try:
     tool_result_block(toolUseId="toolu_04", content="read_file: no such file", is_error=True)
 except TypeError as e:
     print("TypeError:", e)
-print(to_api([tool_result_msg([tool_result_block("toolu_04", "read_file: no such file", is_error=True)])]))
+print(block_to_api(tool_result_block("toolu_04", "read_file: no such file", is_error=True)))
 
 # %% [markdown]
 # mypy cannot see the slip in the legacy engine, because its messages are `list[dict[str, Any]]`
@@ -495,38 +498,31 @@ print(to_api([tool_result_msg([tool_result_block("toolu_04", "read_file: no such
 # ### 7. The same bug in public projects
 #
 # Flattening tool turns to placeholders, or dropping them from the summarizer's input, is bug #2
-# of api-rules.md's survey of public trimming and compaction bugs (section 2). Every row below
-# shipped it:
+# of [api-rules.md](../docs/api-rules.md)'s survey of public trimming and compaction bugs
+# (section 2). Every row below shipped it (bounty-challenge is the cortex project's tracker):
 #
-# <table>
-# <tr><th>Project</th><th>What the summarizer saw</th><th>What happened</th></tr>
-# <tr><td>NousResearch/hermes-agent#9661</td>
-# <td>old tool output replaced by <code>[Old tool output cleared to save context space]</code></td>
-# <td>a PR (closed) proposed one-line summaries per tool; its benchmark kept <b>0/24</b> key facts
-# before and <b>24/24</b> after</td></tr>
-# <tr><td>sipeed/picoclaw#778</td>
-# <td>the serializer kept only <code>role: content</code>, so tool-call turns with empty content vanished</td>
-# <td>PR #829 (closed): serialize tool calls and results into the summary prompt</td></tr>
-# <tr><td>BaseIntelligence/bounty-challenge#16576 (cortex)</td>
-# <td>tool-call content replaced with <code>[Non-text content]</code></td>
-# <td>maintainer: "intentional design" (won't fix)</td></tr>
-# <tr><td>dynamiq-ai/dynamiq#742</td>
-# <td>the flattened summarizer input omitted <code>tool_calls</code></td>
-# <td>merged: inline the tool name and arguments</td></tr>
-# <tr><td>aj47/SpeakMCP#530</td>
-# <td>the completion summary dropped tool-call-only assistant turns</td>
-# <td>PR #542: serialize tool calls (name and JSON arguments, truncated)</td></tr>
-# <tr><td>dyad-sh/dyad#2515</td>
-# <td>the compaction summary was built from <code>${m.content}</code> only</td>
-# <td>flagged by a review bot</td></tr>
-# <tr><td>mpfaffenberger/code_puppy#779</td>
-# <td>the summarizer request carried tool blocks and defined no tools (finding 4)</td>
-# <td>the 400 was swallowed and it fell back to truncation; closed</td></tr>
-# </table>
+# | Project | What the summarizer saw | What happened |
+# |---|---|---|
+# | [hermes-agent#9661][1] | old output as `[Old tool output cleared…]` | PR (closed): facts kept **0/24** → **24/24** |
+# | [picoclaw#778][2] | only `role: content`; tool turns vanished | [PR #829][3] (closed): serialize calls, results |
+# | [bounty-challenge#16576][4] | tool content as `[Non-text content]` | "intentional design" (won't fix) |
+# | [dynamiq#742][5] | the flat input omitted `tool_calls` | merged: inline tool name and arguments |
+# | [SpeakMCP#530][6] | tool-call-only turns dropped | [PR #542][7]: serialize calls (name, cut args) |
+# | [dyad#2515][8] | built from `${m.content}` only | flagged by a review bot |
+# | [code_puppy#779][9] | tool blocks, no tools defined (finding 4) | 400 swallowed; fell back to truncation |
 #
-# The `toolUseId` slip has no row, because that survey covers trimming and summarization bugs.
-# The 400 text it produces, `messages.N.content.M.tool_result.tool_use_id: Field required`, is
-# quoted from a live probe of the API (api-rules.md section 1.1, `schema_required_field`).
+# [1]: https://github.com/NousResearch/hermes-agent/pull/9661
+# [2]: https://github.com/sipeed/picoclaw/issues/778
+# [3]: https://github.com/sipeed/picoclaw/pull/829
+# [4]: https://github.com/BaseIntelligence/bounty-challenge/issues/16576
+# [5]: https://github.com/dynamiq-ai/dynamiq/pull/742
+# [6]: https://github.com/aj47/SpeakMCP/issues/530
+# [7]: https://github.com/aj47/SpeakMCP/pull/542
+# [8]: https://github.com/dyad-sh/dyad/pull/2515
+# [9]: https://github.com/mpfaffenberger/code_puppy/issues/779
+#
+# The `toolUseId` slip has no row: it is planted here, and that survey covers trimming and
+# summarization bugs.
 
 # %% [markdown]
 # ## Follow-up questions
@@ -535,7 +531,7 @@ print(to_api([tool_result_msg([tool_result_block("toolu_04", "read_file: no such
 #
 # You can: the rule is about *defining* tools, not about what the messages contain. Claude
 # Code's full compaction reportedly does this, forking an agent with the raw history (a
-# second-hand account, anchors.md 1.7). There are costs. You are summarizing because the history
+# second-hand account, [anchors.md](../docs/anchors.md) 1.7). There are costs. You are summarizing because the history
 # is too big, and raw tool outputs are usually the biggest part of it. The tool definitions add
 # tokens. And a model that has tools may call one instead of writing the summary. A flattened
 # transcript with bounded cuts is smaller and needs no tools. Either way, make the choice on
@@ -555,6 +551,8 @@ print("raw blocks + tools defined ->", validate(request, tools_defined=True))
 # them.
 
 # %%
+from msgmodel import block_to_text, message_to_text
+
 print(message_to_text(tricky[1]))  # thinking and ids are gone; the long pattern ends in "…"
 long_result = block_to_text(tool_result_block("toolu_07", "x" * 600))
 print(f"a 600-character result renders as {len(long_result)} characters, ending in {long_result[-6:]!r}")
@@ -583,6 +581,8 @@ for name, text in renderings:
 # never enters the history. It is a good first step on the way to the constructors.
 
 # %%
+from msgmodel import block_from_api
+
 guarded = LegacyEngine(local_client(ScriptedModel([TURNS[4]])), tools, schemas, on_tool_result=block_from_api)
 try:
     guarded.submit("Does a settings module override the default?")
@@ -595,12 +595,9 @@ print("messages in the history:", len(guarded.messages), "(the prompt and the ca
 #
 # The happy path builds every result on the correct line, and the `except` branch runs only
 # when a tool raises. Even a unit test that does make a tool raise usually checks the dict it
-# gets back, and that dict looks fine: it has the error text and the flag. Only a test that sends
-# the next request, or validates or decodes the history, would fail.
-
-# %%
-assert slipped["is_error"] and "no such file" in slipped["content"]  # a typical error-path test
-print("a typical unit test of the error path passes on the slipped dict")
+# gets back, and that dict looks fine: it has the error text and the flag
+# (`slipped["is_error"]` is `True`, `"no such file" in slipped["content"]` holds). Only a test
+# that sends the next request, or validates or decodes the history, would fail.
 
 # %% [markdown]
 # ## Pitfalls and trade-offs
@@ -614,8 +611,8 @@ print("a typical unit test of the error path passes on the slipped dict")
 # * **Failure is data.** Keep `is_error` as a flag all the way to the text the summarizer reads.
 #   Prose such as "no such file" is not a reliable signal for the next reader.
 # * **The transcript format is an interface.** A summarizer prompt, a parser and golden tests
-#   all depend on it. A second renderer with a slightly different format splits them, as the
-#   `user:` and `User:` labels did in section 4.
+#   all depend on it. A second renderer with a slightly different format (`user:` here,
+#   `User:` there; `{"path": ...}` with a space or without) splits them.
 # * **Fixing at the call site creates copies.** Copy #2 fixed what was reported and drifted on
 #   everything else. Fix the authority and import it.
 # * **Error paths are the least tested code.** A hand-built dict on an error path waits for the
@@ -629,7 +626,12 @@ print("a typical unit test of the error path passes on the slipped dict")
 # ## vs. the real source
 #
 # How others render history for a summarizer, and how they build tool results (from
-# `/work/shared/docs/anchors.md` and `/work/shared/docs/api-rules.md`):
+# [anchors.md](../docs/anchors.md) and [api-rules.md](../docs/api-rules.md)):
+#
+# * **The original step-31 tutorial** (TypeScript). Its authoritative `blockToText` already
+#   marks a failed result (`(失败)`, "failed") and ends every cut with `…`, but it renders a
+#   result whose content is a list as `""`: the same gap as copy #2 here. msgmodel's
+#   `block_to_text` renders the list's text.
 #
 # * **Anthropic Python SDK** (`anthropics/anthropic-sdk-python`). There are no message
 #   constructors: tool results are dict literals, as in the tool runner. The request types such
@@ -664,9 +666,9 @@ print("a typical unit test of the error path passes on the slipped dict")
 # %% [markdown]
 # ## One-line summary
 #
-# **The API cannot see lost tool context, and it sees a misspelled hand-built field only when a
-# tool first fails, so render every block through one authoritative `block_to_text` (name,
-# arguments, result, failure) and build every block through one constructor.**
+# **A summary can only keep what its transcript shows, and the API happily accepts a transcript
+# that has lost every tool call, so render every block through one authoritative
+# `block_to_text` that keeps the tool's name, its arguments, its result and its failure.**
 
 # %% [markdown]
 # ## Exercises
@@ -708,7 +710,7 @@ print(summary30.transcript_fixed(to_api(QUIZ_HISTORY)))
 # %%
 for letter, question in QUIZ_QUESTIONS.items():
     print(letter, question)
-answerable = set()  # your answer: the letters of the questions this transcript answers, e.g. {"A", "C"}
+answerable = None  # your answer: the set of letters of the questions it answers, e.g. {"A", "C"}
 check("02.2", answerable)
 
 # %% [markdown]
@@ -716,14 +718,17 @@ check("02.2", answerable)
 #
 # ### Exercise 02.3: which hand-built results does the API refuse?
 #
-# Six error paths, six hand-built `tool_result` dicts. Each one is sent as the answer to the
+# Five error paths, five hand-built `tool_result` dicts. Each one is sent as the answer to the
 # assistant's `read_file` call `toolu_04`, in the message right after it. Predict which ones the
-# API refuses. The checker's hint quotes the API's verbatim 400 text.
+# API refuses. The checker's hint quotes the 400 text for each slip as
+# [api-rules.md](../docs/api-rules.md) records it. (Two slips you may expect are left out on
+# purpose, `isError` for `is_error` and `content: None`: msgmodel refuses both, but that is
+# msgmodel's reading; no live capture shows what the API answers.)
 
 # %%
 for i, block in enumerate(HAND_BUILT):
     print(i, block)
-rejected = set()  # your answer: the indices of the blocks the API refuses
+rejected = None  # your answer: the set of indices of the blocks the API refuses, e.g. {1, 4}
 check("02.3", rejected)
 
 # %% [markdown]

@@ -19,10 +19,11 @@
 #
 # We point a small scanner (`msgmodel.knowledge`, built on `ast`) at the legacy package and list
 # every place that knows, by hand, what a content block looks like: every `"tool_result"`
-# compared, every `["content"]` read, every `{"type": ...}` dict built. We group those places by
-# module and by the question they answer. Then we put three answers to one of those questions
-# side by side and watch them disagree, trace which copies run on which path of the agent, and run
-# mypy on the `toolUseId` slip to see why `list[dict[str, Any]]` hides it and what a type catches.
+# compared, every `["content"]` read, every `{"type": ...}` dict built. We count those places by
+# block kind and function, by wire name and module, and by the question they answer. Then we put
+# three answers to one of those questions side by side and watch them disagree, trace which
+# copies run on which path of the agent, and run mypy on the `toolUseId` slip to see why
+# `list[dict[str, Any]]` hides it and what a type catches.
 #
 # After this chapter you can name the one root cause behind both bugs, measure scattered
 # knowledge in any codebase, and say precisely what a type checker can and cannot do about it.
@@ -60,6 +61,13 @@
 # | the summary forgot what was read and run (02) | *How should a reader see a block?* | the summarizer's (copy #2) |
 # | 400 after a failing tool: `toolUseId` (02) | *What does a tool result look like?* | the engine's, written twice |
 #
+# The original step-31 tutorial (TypeScript) names the same copies. Before step 31, `compact.ts`
+# held a local `isCleanUserStart` (step 29's fix) and a local `blockToText` (step 30's),
+# `QueryEngine.ts` spelled `{ type: "tool_result", ... }` by hand, and `api.ts` read text its
+# own way. Step 31 keeps each once in `message.ts`: `isCleanUserStart(m)` becomes
+# `!!m && m.role === "user" && !isToolResultMessage(m)`, and `blockToText(b)` one
+# `switch (b.type)` with a case per kind. `msgmodel.legacy` replays the state before, in Python.
+#
 # Three questions, each about a block's shape, each answered privately. How many such private
 # answers does the legacy package hold? Let's count them instead of guessing.
 
@@ -85,55 +93,63 @@ from msgmodel.legacy import api, compact29, summary30
 
 # %%
 sites = scan_block_knowledge(legacy)
-print(describe(sites))
+print(describe(sites).splitlines()[0])  # the headline; the full breakdown comes below
+kind_spellings = [s for s in sites if s.kind in ("kind-test", "block-literal")]
+tabulate(kind_spellings, rows="function", columns="detail")
 
 # %% [markdown]
-# Each site also belongs to a *piece of knowledge*: the question the code around it answers. A
-# dict literal is "build a block" or "build a message". Any other site takes the piece of its
-# function, decided by the block kinds the function tests or reads fields of: one kind gives that
-# kind's question, two kinds or an `if`/`else` on the kind give "dispatch on the kind", and no
-# kind at all gives "walk a message".
-#
-# | Piece | The question | Where the legacy code answers it |
-# |---|---|---|
-# | tell a tool result | is this block (or message) a tool result? | compaction's `_is_clean_user_start` (copy #1) |
-# | find tool calls | which blocks of a reply are tool calls, and what do they ask? | the engine's tool loop |
-# | read text | what is the text of this message? | the api layer's `extract_text` (copy #3) |
-# | dispatch on the kind | how is each kind handled (here: rendered)? | the summarizer's renderers (copy #2) |
-# | build a block | how is a block written? | the engine's two `tool_result` dicts |
-# | build a message | how is a turn written? | compaction, engine and api layer |
-# | walk a message | where are `role` and `content`? | the transcript loops |
-#
-# Now the heart of the chapter: the sites counted by piece and by module.
-
-# %%
-tabulate(sites, rows="piece", columns="module")
-
-# %% [markdown]
-# Read it row by row. Seven pieces of knowledge are spread over four modules, and no module owns
-# any of them: compaction alone knows where a tool result hides, the engine alone knows how to
-# find and answer tool calls, the summarizer alone knows how to render each kind. Nobody can ask
-# another module, so each answers from scratch, out of the raw dicts. `storage.py` is missing
-# from the table: it calls `json.dump`, knows nothing about blocks, and so checks nothing on the
-# way in or out.
-#
-# Answering from scratch means spelling the *wire names* (the field names and kind strings as
-# they travel in the JSON) again and again. Here is how often each one is written down (the
-# `"type"` read inside each kind test counts with the test; the six message literals, which all
-# spell `"role"` and `"content"`, are left out):
+# That is the title's claim in one table. Each block kind the legacy code cares about is spelled
+# out by hand in several functions: `"tool_result"` in three functions of three modules, `"text"`
+# in three functions of two modules, `"tool_use"` in two. Nobody asks anybody: each function
+# compares the raw string itself. Counting the field names too (every wire name written by hand,
+# the `"type"` read inside each kind test counted with the test, and the six message literals,
+# which all spell `"role"` and `"content"`, left out):
 
 # %%
 spellings = [s for s in sites if s.kind != "message-literal"]
 tabulate(spellings, rows="detail", columns="module")
 
 # %% [markdown]
-# This is the "copied N times" of the title: `"content"` six times in four modules, `"text"` six
-# times, `"tool_result"` four times in three modules. Each line is a place that must agree with
-# the API, and with every other line, forever. A protocol change (a new block kind, a renamed
-# field) means finding all of them by hand.
+# `"content"` six times in four modules, `"text"` six times, `"tool_result"` four times in three
+# modules. Each is a place that must agree with the API, and with every other place, forever. A
+# protocol change (a new block kind, a renamed field) means finding all of them by hand.
 #
-# The smallest row of the first table hides the sharpest example. "How to build a tool result"
-# lives twice, in the same function, three lines apart, and the two copies already disagree:
+# **What each copy is for.** The scanner also files each site under a *piece of knowledge*: the
+# question the code around it answers. A dict literal is "build a block" or "build a message".
+# Any other site takes the piece of its function, decided by the block kinds the function tests
+# or reads fields of: one kind gives that kind's question, two kinds or an `if`/`else` on the
+# kind give "dispatch on the kind", and no kind at all gives "walk a message".
+#
+# | Piece | The question | Where the legacy code answers it |
+# |---|---|---|
+# | tell a tool result | is this block (or message) a tool result? | compaction's `_is_clean_user_start` (copy #1) |
+# | find tool calls | which blocks of a reply are tool calls, and what do they ask? | the engine's tool loop |
+# | read text | what is the text of this message? | the api layer's `extract_text` (copy #3) |
+# | read thinking | what did the model think? | nowhere: the legacy code never reads thinking |
+# | dispatch on the kind | how is each kind handled (here: rendered)? | `summary30._message_text`, `_block_to_text` |
+# | build a block | how is a block written? | the engine's two `tool_result` dicts |
+# | build a message | how is a turn written? | compaction, engine and api layer |
+# | walk a message | where are `role` and `content`? | the transcript loops |
+#
+# One filing needs a word. The summarizer's `_message_text` (the step-30 bug) and
+# `_block_to_text` (copy #2) branch on the kind, so the scanner files them under "dispatch on
+# the kind". But what they answer, for the summarizer, is "what is the text of this message?",
+# the same question as the api layer's `extract_text`. So "read text" has one site row in the
+# breakdown below, yet the question is answered three times (section 3 puts them side by side).
+
+# %%
+print(describe(sites))
+
+# %% [markdown]
+# Read it piece by piece: each piece is private to one module (compaction alone knows where a
+# tool result hides, the engine alone how to find and answer tool calls, the summarizer alone how
+# to render each kind), while the wire names those pieces rest on are spelled in many. No module
+# can ask another, so each answers from scratch, out of the raw dicts. `storage.py` is missing
+# altogether: it calls `json.dump`, knows nothing about blocks, and so checks nothing on the way
+# in or out.
+#
+# The smallest piece hides the sharpest example. "How to build a tool result" lives twice, in the
+# same function, three lines apart, and the two copies already disagree:
 
 # %%
 for s in sites:
@@ -142,55 +158,30 @@ for s in sites:
 
 # %% [markdown]
 # The happy path writes `tool_use_id`; the error path writes `toolUseId`. Two copies of one shape
-# drifted apart within a few lines of each other, with a reviewer looking at both.
+# drifted apart within a few lines of each other. (The slip is planted, to illustrate the
+# original step-31 tutorial's warning about "a field-name slip like `toolUseId`";
+# [chapter 02](02_lost_tool_context.ipynb) shows it reaching the server.)
 #
 # ### 3. The same knowledge, written three ways
 #
 # "What is the text of a message?" is answered three times in the legacy package: by the api
 # layer's `extract_text` (copy #3), by the step-30 transcript's `_message_text` (the bug), and by
-# the step-30 fix's `_block_to_text` (copy #2), which the fixed transcript joins line by line.
-# Here they are side by side (the helper that lays out columns is hidden; open it if curious).
-
-# %% jupyter={"source_hidden": true}
-import html
-import inspect
-import itertools
-import textwrap
-
-
-class Columns:
-    """Texts in columns: an HTML table in Jupyter, plain-text columns elsewhere."""
-
-    def __init__(self, titles, texts, width=44):
-        self.titles, self.texts, self.width = titles, texts, width
-
-    def __repr__(self):
-        wrap = textwrap.TextWrapper(self.width, subsequent_indent="      ", drop_whitespace=False)
-        cols = [[t[: self.width], "─" * self.width, *(part for line in text.splitlines() for part in wrap.wrap(line))]
-                for t, text in zip(self.titles, self.texts, strict=True)]
-        rows = itertools.zip_longest(*cols, fillvalue="")
-        return "\n".join(" │ ".join(f"{c:<{self.width}}" for c in r).rstrip() for r in rows)
-
-    def _repr_html_(self):
-        cell = '<td style="vertical-align:top;text-align:left"><pre style="white-space:pre-wrap;margin:0">{}</pre></td>'
-        head = "".join(f'<th style="text-align:left">{html.escape(t)}</th>' for t in self.titles)
-        body = "".join(cell.format(html.escape(t)) for t in self.texts)
-        return f'<table style="table-layout:fixed;width:100%"><tr>{head}</tr><tr>{body}</tr></table>'
-
+# the step-30 fix's `_block_to_text` (copy #2), which the fixed transcript joins line by line:
 
 # %%
-readers = {
-    "copy #3: api.extract_text": api.extract_text,
-    "the step-30 bug: summary30._message_text": summary30._message_text,
-    "copy #2: summary30._block_to_text": summary30._block_to_text,
-}
-Columns(list(readers), [inspect.getsource(f) for f in readers.values()])
+import inspect
+
+from msgmodel.teaching import side_by_side
+
+left = inspect.getsource(api.extract_text) + "\n" + inspect.getsource(summary30._message_text)
+titles = ("copy #3: api.extract_text; the bug: summary30._message_text", "copy #2: summary30._block_to_text")
+side_by_side(left, inspect.getsource(summary30._block_to_text), titles, width=60)
 
 # %% [markdown]
 # Three authors, three spellings of one idea: `b.get("type") == "text"` twice and `t == "text"`
 # once; `b.get("text", "")`, `b["text"]` and `str(b.get("text", ""))`. Small differences, but
-# they decide real behaviour. Give all three the same assistant turn: two text blocks and a tool
-# call, as `to_api` writes it for the SDK.
+# they decide real behaviour. Give all three the same assistant turn (two text blocks and a tool
+# call, as `to_api` writes it for the SDK), and the authority's `text_of` as well:
 
 # %%
 from msgmodel import TextBlock, ToolUseBlock, assistant_msg, text_of, to_api
@@ -205,14 +196,14 @@ for who, text in answers.items():
     print(f"{who:27} {text!r}")
 
 # %% [markdown]
-# Four answers to "the text of this turn". The api layer glues the two sentences together with no
-# space. The step-30 transcript separates them with a space and turns the tool call into
-# `(tool call)`. The fixed transcript puts each block on its own line and renders the call. (The
-# authority in `msgmodel.message` joins text blocks with no separator, because that is how the
-# API streams them; its `block_to_text` renders the call for summaries. One answer per question,
-# each written once.) None of the legacy answers is "wrong" on its own. The problem is that the
-# summarizer and the api layer now read *different* texts from the same message, and nobody
-# decided that.
+# The api copy and the authority agree here: both join a turn's text blocks with nothing
+# between them (`text_of` does so because that is how the API streams a turn's text). The drift
+# is between the summarizer's two copies. The step-30 transcript separates the blocks with a
+# space and turns the call into `(tool call)`; the fixed transcript puts each block on its own
+# line and renders the call. Which text the summarizer reads from the same message depends on
+# which copy compaction was handed, and nobody decided that. (The authority keeps "the text of
+# a message" and "a block as a summarizer should see it" as two readers, `text_of` and
+# `block_to_text`, each written once.)
 #
 # They also fail differently on a malformed block, a text block that lost its `text`:
 
@@ -233,7 +224,8 @@ for name, reader in (("api.extract_text", api.extract_text), ("summary30._messag
 # The claim that `Any` *defers* the cost can be measured. Below, the legacy engine answers five
 # kinds of request through the official SDK, wired to the local Messages API
 # (`msgmodel.api.local_client()`, no network). While it runs, a line tracer records which
-# knowledge sites execute. The tracer is the only new code here: a dozen lines of `sys.settrace`.
+# knowledge sites execute. The tracer is the only new code here: one small function around
+# `sys.settrace`.
 
 # %%
 import sys
@@ -246,12 +238,11 @@ def sites_run(action):
     """Run `action()`; return the knowledge sites whose line executed meanwhile."""
     hit = set()
 
-    def tracer(frame, event, arg):
-        if not frame.f_code.co_filename.startswith(LEGACY_DIR):
-            return None
-        if event == "line":
+    def tracer(frame, event, arg):  # follow only the legacy package's frames, line by line
+        if frame.f_code.co_filename.startswith(LEGACY_DIR):
             hit.add((Path(frame.f_code.co_filename).name, frame.f_lineno))
-        return tracer
+            return tracer
+        return None
 
     sys.settrace(tracer)
     try:
@@ -348,7 +339,7 @@ for name, site in buggy.items():
     print(f"{name:27} {site.where:16} runs on: {', '.join(reached)}")
 
 # %% [markdown]
-# That is the seed's sentence made measurable: *the cost of `any` is deferred to the complex
+# That is the original step-31 tutorial's sentence made measurable: *the cost of `any` is deferred to the complex
 # paths*. The slip waits for a tool to fail. The copies in compaction and summarization wait for a
 # session long enough to be compacted (and the slicing compactor's orphan waits, on top of that,
 # for an unlucky `keep`: chapter 01). When they finally run, the error (a 400 naming
@@ -357,29 +348,12 @@ for name, site in buggy.items():
 #
 # ### 5. What the type checker sees
 #
-# Could a tool have caught the slip before it ran? We ask mypy, from this notebook, through
-# `mypy.api`. The helper writes a snippet to a temporary directory and runs `mypy --strict` on it
-# in this process, printing file names relative to that directory (and keeping mypy's cache
-# there, so the later runs are quick).
+# Could a tool have caught the slip before it ran? We ask mypy, from this notebook:
+# `msgmodel.teaching.type_check` runs `mypy --strict` on snippets in a scratch folder and returns
+# its report, with short file names such as `loop.py:9`.
 
 # %%
-import contextlib
-import tempfile
-
-import mypy.api
-
-scratch = tempfile.TemporaryDirectory(prefix="ch03-")
-Path(scratch.name, "mypy.ini").write_text("[mypy]\nstrict = True\n")
-runs = itertools.count(1)
-
-
-def mypy_on(code):
-    name = f"snippet{next(runs)}.py"  # a fresh file per run, so mypy's cache never answers for an old one
-    Path(scratch.name, name).write_text(code)
-    with contextlib.chdir(scratch.name):  # so mypy prints "snippet1.py:5", not a full path
-        out, err, _ = mypy.api.run(["--config-file", "mypy.ini", "--no-color-output", name])
-    print(out.strip() or err.strip())
-
+from msgmodel.teaching import type_check
 
 # %% [markdown]
 # The legacy package is already type-checked: `make check` runs `mypy --strict msgmodel`, and it
@@ -388,14 +362,9 @@ def mypy_on(code):
 # annotation; we will change only that.
 
 # %%
-LOOP = '''\
-from typing import Any, Callable, NotRequired, TypedDict
-
-class ToolResultParam(TypedDict):
-    type: str
-    tool_use_id: str
-    content: str
-    is_error: NotRequired[bool]
+LOOP = """\
+from typing import Any, Callable
+from params import ToolResultParam
 
 def run_calls(tools: dict[str, Callable[..., str]], calls: list[dict[str, Any]]) -> list[RESULT]:
     results: list[RESULT] = []
@@ -406,20 +375,35 @@ def run_calls(tools: dict[str, Callable[..., str]], calls: list[dict[str, Any]])
         except Exception as e:
             results.append({"type": "tool_result", "toolUseId": call["id"], "content": str(e), "is_error": True})
     return results
-'''
-mypy_on(LOOP.replace("RESULT", "dict[str, Any]"))
+"""
+
+# %% [markdown]
+# `params.py` holds a `TypedDict` that names the block's fields, as the SDK's
+# `ToolResultBlockParam` does:
+
+# %%
+PARAMS = """\
+from typing import NotRequired, TypedDict
+
+class ToolResultParam(TypedDict):
+    type: str
+    tool_use_id: str
+    content: str
+    is_error: NotRequired[bool]
+"""
+type_check({"params": PARAMS, "loop": LOOP.replace("RESULT", "dict[str, Any]")})
 
 # %% [markdown]
 # Not a word, and correctly so: `dict[str, Any]` *means* "any string key, any value". mypy was
 # told that `toolUseId` is as good a key as `tool_use_id`. Now change one annotation: the results
-# are `ToolResultParam`, a `TypedDict` that names the block's fields (it is in the snippet above).
+# are `ToolResultParam`.
 
 # %%
-mypy_on(LOOP.replace("RESULT", "ToolResultParam"))
+type_check({"params": PARAMS, "loop": LOOP.replace("RESULT", "ToolResultParam")})
 
 # %% [markdown]
-# Line 16 is the error path: mypy reports the missing `tool_use_id` and the stray `toolUseId`
-# before anything runs, and the happy path on line 14 passes. This is the same mistake the API
+# Line 11 is the error path: mypy reports the missing `tool_use_id` and the stray `toolUseId`
+# before anything runs, and the happy path on line 9 passes. This is the same mistake the API
 # reported as `messages.8.content.0.tool_result.tool_use_id: Field required` in section 4, only
 # now it is found at the desk instead of in production, on a path no test took.
 #
@@ -428,7 +412,8 @@ mypy_on(LOOP.replace("RESULT", "ToolResultParam"))
 # asks you to tighten it. Chapter 04 goes further: `msgmodel.tool_result_block(id, content,
 # is_error=True)` is a function, so there is no key to misspell at all, and its result is a typed
 # struct that every reader can narrow.
-#
+
+# %% [markdown]
 # ### 6. The question chapter 04 answers
 #
 # Here is the measured state of the legacy package, as a picture. Every module talks to the same
@@ -444,12 +429,15 @@ mypy_on(LOOP.replace("RESULT", "ToolResultParam"))
 #     T["storage<br/>json.dump / json.load<br/>knows nothing, checks nothing"] --> D
 # ```
 #
+# In words: five modules point at one untyped list, and four of them carry their own piece of
+# the block shapes; storage carries none and checks nothing.
+#
 # So the question for [chapter 04](04_unified_model.ipynb) is: **what would one authority look
 # like?** The measurements above say what it must provide.
 #
 # | The measurement | What the authority must provide |
 # |---|---|
-# | 7 pieces of knowledge over 4 modules | one module that owns them all; the others import it |
+# | each block kind spelled by hand in 2–3 functions | one module that owns the shapes; the others import it |
 # | 3 readers of "the text" that disagree | one reader per question (`text_of`, `block_to_text`, ...) |
 # | `"tool_result"` spelled by hand, unchecked | block types with a `type` tag mypy knows, so tests are checked |
 # | two `tool_result` dicts, one slipped | constructors, so nobody writes a block as a dict |
@@ -483,17 +471,11 @@ print(f"sites of any piece the scanner finds:           {len(sites)}")
 # because turning every non-text block into a placeholder is perfectly type-correct:
 
 # %%
-mypy_on('''\
+type_check('''\
 from typing import Literal, TypedDict
 
-class Text(TypedDict):
-    type: Literal["text"]
-    text: str
-
-class ToolUse(TypedDict):
-    type: Literal["tool_use"]
-    id: str
-    name: str
+Text = TypedDict("Text", {"type": Literal["text"], "text": str})
+ToolUse = TypedDict("ToolUse", {"type": Literal["tool_use"], "id": str, "name": str})
 
 def message_text(content: list[Text | ToolUse]) -> str:
     return " ".join(b["text"] if b["type"] == "text" else "(tool call)" for b in content)
@@ -507,21 +489,12 @@ def message_text(content: list[Text | ToolUse]) -> str:
 #
 # **"How many copies are too many? When do you consolidate?"**
 #
-# The seed's rule: when the same knowledge has been copied at least twice *and* the copies have
-# already caused a bug. Both hold here. Every block kind the legacy code tests or builds is
-# spelled out in at least two functions, and the two bugs and the slip all turned on these kinds:
-
-# %%
-spelled_in = {}
-for s in sites:
-    if s.kind in ("kind-test", "block-literal"):
-        spelled_in.setdefault(s.detail, set()).add(holder(s))
-for kind, functions in sorted(spelled_in.items()):
-    print(f"{kind!r:14} in {len(functions)} functions: {', '.join(sorted(functions))}")
-
-# %% [markdown]
-# Before that, an abstraction is a guess about which knowledge will be shared; chapter 07 comes
-# back to the cost of consolidating too early.
+# The original step-31 tutorial's rule: when the same knowledge has been copied at least twice
+# *and* the copies have already caused a bug. Both hold here. The first table of section 2
+# shows every block kind the legacy code tests or builds spelled out in at least two functions,
+# and the two bugs and the slip all turned on those kinds. Before that, an abstraction is a
+# guess about which knowledge will be shared; chapter 07 comes back to the cost of
+# consolidating too early.
 #
 # **"Why not keep the copies and test each one well?"**
 #
@@ -568,39 +541,35 @@ print("sites found in a copy spelled through constants:", len(scan_source(hidden
 # %% [markdown]
 # ## vs. the real source
 #
-# The pattern measured here (the same knowledge about tool pairs, copied and fixed locally) is
-# the common state of the ecosystem, not a strawman. From the series' notes on other libraries
-# (`anchors.md`) and the public bug table (`api-rules.md`, section 2):
+# [Chapter 01](01_orphan_tool_result.ipynb) lists the public trimming bugs themselves (Claude
+# Code, LangChain, LiteLLM, ...). What this chapter adds is where a project keeps the same
+# knowledge in *more than one place*, or in exactly one. From [anchors.md](../docs/anchors.md)
+# and [api-rules.md](../docs/api-rules.md) (section 2):
 #
 # - **anthropic-sdk-python.** Request params are `TypedDict`s, e.g. `ToolResultBlockParam` in
-#   `src/anthropic/types/tool_result_block_param.py`. There are no constructors or readers; tool
-#   results are written as dict literals (as in the tool runner). Types are static only: annotate
-#   your results with `ToolResultBlockParam` and mypy reports the slip exactly as in section 5;
-#   annotate them `dict[str, Any]` and only the server's 400 does.
-# - **Claude Code** (closed source, second-hand notes). Compaction is said to call
-#   `adjustIndexToPreserveAPIInvariants()`, yet anthropics/claude-code#6836 (a meta issue with
-#   150+ reports), #8484, #14416, #14173 and #24670 report orphan `tool_result`s after compaction.
-# - **LangChain.** Two places answer "where may a history start?". `trim_messages` has no pairing
-#   logic and relies on `start_on="human"` (langchain#33245). `SummarizationMiddleware` went
-#   through three cutoff rules: `_SEARCH_RANGE_FOR_TOOL_PAIRS = 5`, then "advance past
-#   `ToolMessage`s", then "walk back to the `AIMessage`", whose own test was buggy (#38352).
+#   `src/anthropic/types/tool_result_block_param.py`, with no constructors or readers: tool
+#   results are dict literals (as in the tool runner). Annotate your results with
+#   `ToolResultBlockParam` and mypy reports the slip exactly as in section 5; annotate them
+#   `dict[str, Any]` and only the server's 400 does.
+# - **LangChain.** Two places answer "where may a history start?": `trim_messages` relies on
+#   `start_on="human"`, and `SummarizationMiddleware` has its own cutoff rule, rewritten three
+#   times.
 # - **pydantic-ai.** The core repairs histories in `_agent_graph.py` (`_clean_message_history`);
-#   the separate harness has its own `find_safe_cutoff` with `_TOOL_PAIR_SEARCH_RANGE = 5`. Two
-#   copies of "keep tool pairs together", and the docs' `messages[-5:]` example needs a warning
-#   (pydantic-ai#2050).
-# - **LiteLLM.** `trim_messages`: #4931, then #6505 and #8261, then PR #11517, and #10696 is
-#   still open.
-# - **Everyone else.** The bug table in `api-rules.md` lists project after project with its own
-#   post-trim cleanup: cline#7225, CopilotKit#2450 (PR #3820), mastra#16193, each one more local
-#   copy.
+#   the separate harness has its own `find_safe_cutoff` with `_TOOL_PAIR_SEARCH_RANGE = 5`: two
+#   copies of "keep tool pairs together" in one ecosystem.
+# - **Everyone else.** The bug table in api-rules.md lists project after project with its own
+#   post-trim cleanup, each one more local copy: [cline#7225][cline],
+#   [CopilotKit#2450][copilotkit], [mastra#16193][mastra].
 # - **Microsoft Agent Framework** is the counter-example. `group_messages()` in `_compaction.py`
 #   splits a history into atomic groups in one place; trimming strategies exclude whole groups,
 #   so a pair cannot be split by construction. That is the closest thing to one authority.
 #
-# The anchors note sums it up: every framework shipped an orphaning bug in trim, summarize or
-# session-limit code, and the fixes are local heuristics (a ±5-message window, "advance past tool
-# messages", "walk back to the AIMessage"). None of those fixes removes the cause, because the
-# cause is that the knowledge has no single home.
+# The fixes elsewhere are local heuristics (a ±5-message window, "advance past tool messages"),
+# and none removes the cause, because the cause is that the knowledge has no single home.
+#
+# [cline]: https://github.com/cline/cline/issues/7225
+# [copilotkit]: https://github.com/CopilotKit/CopilotKit/issues/2450
+# [mastra]: https://github.com/mastra-ai/mastra/issues/16193
 
 # %% [markdown]
 # ## One-line summary
@@ -650,7 +619,8 @@ check("03.2", ToolResultParam)
 # Stuck? `print(reveal("03.2"))` shows a reference solution.
 #
 # **03.3 (classifying).** Each line below comes from dict-based agent code and holds one piece of
-# knowledge. Name it, using the labels of the table in section 2 (`PIECES`).
+# knowledge. Name it, using the labels of the table in section 2 (`PIECES`). One label, "read
+# thinking", fits none of the lines: it is there as a distractor.
 
 # %%
 print("Pieces:", ", ".join(PIECES), end="\n\n")
@@ -658,7 +628,7 @@ for key, line in CLASSIFY_LINES.items():
     print(f"{key}  {line}")
 
 # %%
-pieces = {"A": None, "B": None, "C": None, "D": None, "E": None, "F": None, "G": None}
+pieces = {}  # your answer: a piece for each letter, {"A": "<one of PIECES>", ..., "G": ...}
 check("03.3", pieces)
 
 # %% [markdown]
