@@ -102,8 +102,8 @@ def all_exercises() -> list[Exercise]:
 def is_placeholder(answer: object) -> bool:
     """Whether ``answer`` is still the blank the notebook hands out, not an attempt.
 
-    ``None``, ``...``, an empty string or collection, and a function whose body is only
-    ``...`` or ``pass`` (a docstring and comments allowed). A placeholder gets a neutral
+    ``None``, ``...``, an empty string or collection, and a function or class whose body is
+    only ``...`` or ``pass`` (a docstring and comments allowed). A placeholder gets a neutral
     "not attempted yet" instead of a hint, so a committed notebook does not give the answer
     away to someone reading it on GitHub.
     """
@@ -111,19 +111,18 @@ def is_placeholder(answer: object) -> bool:
         return True
     if isinstance(answer, (str, bytes, list, tuple, set, frozenset, dict)) and not answer:
         return True
-    if inspect.isfunction(answer):
+    if inspect.isfunction(answer) or inspect.isclass(answer):
         try:
             tree = ast.parse(textwrap.dedent(inspect.getsource(answer)))
         except (OSError, TypeError, SyntaxError):
             return False
-        fn = tree.body[0] if tree.body else None
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        node = tree.body[0] if tree.body else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return False
-        body = fn.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            body = body[1:] if isinstance(body[0].value.value, str) or body[0].value.value is Ellipsis else body
+        # Only a docstring, `...`, `pass` or other bare constants: nothing written yet.
         return all(
-            isinstance(st, ast.Pass) or (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)) for st in body
+            isinstance(st, ast.Pass) or (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))
+            for st in node.body
         )
     return False
 
