@@ -164,7 +164,7 @@ def _check_tool_names_of(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="04.1",
-        task="tool_names_of(messages): the names of the tools called, in order, one per call, using only readers",
+        task="tool_names_of(messages): names of the tools called, in order, one per call; only readers, no .content",
         checker=_check_tool_names_of,
         reference=tool_names_of,
         starter=_tool_names_of_starter,

@@ -1,16 +1,17 @@
 """Exercises of chapter 05 (the refactor, and the bugs as regression tests).
 
-05.1  ``regression(compact_fn)``: a regression test for the step-29 orphan bug. It must pass
-      on a correct compactor and fail (``AssertionError``) on compactors that slice.
+05.1  ``regression(compact_fn)``: a regression test for the forward-cut bug of step 29's local
+      fix: ``keep_recent`` promises the last k messages, unchanged. It must pass on a correct
+      compactor and fail (``AssertionError``) on one that cuts forward and one that is off by one.
 05.2  ``faithful(history, render)``: the step-30 invariant as a property. True when the
       summarizer's input shows every tool call (with its input) and every result, failures
-      marked; checked against two faithful renderers and three that lose something.
+      marked; checked against two faithful renderers and four that lose something.
 05.3  Predict the ``RepairNote`` kinds ``repair`` reports for ``REPAIR_PUZZLE``.
 
 The checkers run the learner's test and property against compactors and renderers written
 here with ``msgmodel.message``'s constructors and readers (the exhibits in
 ``msgmodel.legacy`` are not imported: nothing outside that package may import it).
-``REPAIR_PUZZLE`` is imported by the notebook to show it.
+``LONG_LOOP`` and ``REPAIR_PUZZLE`` are imported by the notebook to show them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from msgmodel.message import (
     assistant_msg,
     block_to_text,
     blocks_of,
+    is_clean_user_start,
     message_to_text,
     tool_result_block,
     tool_result_msg,
@@ -39,9 +41,11 @@ from msgmodel.message import (
 from msgmodel.protocol import validate
 from msgmodel.synth import synth_session
 
-__all__ = ["REPAIR_PUZZLE", "faithful", "predicted_kinds", "regression", "step29_history"]
+__all__ = ["LONG_LOOP", "REPAIR_PUZZLE", "faithful", "long_loop_history", "predicted_kinds", "regression"]
 
 Compactor = Callable[..., list[Message]]
+Impl = Callable[[Sequence[Message], int, Summarizer], list[Message]]
+"""A compactor written positionally, as the checkers call the buggy ones."""
 
 
 def _brief(m: Message) -> str:
@@ -64,65 +68,81 @@ def _render(history: Sequence[Message]) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# 05.1 a regression test for the step-29 bug
+# 05.1 a regression test for the forward-cut bug (keep_recent's promise)
 # ---------------------------------------------------------------------------------------
 
 
-def step29_history() -> list[Message]:
-    """A conversation shaped like chapter 01's: three prompt → call → result → answer rounds, then a prompt."""
-    rounds = [
-        ("Read src/app.py", "read_file", {"path": "src/app.py"}, '"""A tiny HTTP client with retries."""'),
-        ("What is (3 + 4) * 2 ** 3?", "calculator", {"expression": "(3 + 4) * 2 ** 3"}, "56"),
-        ("Search for 'retries' in src/", "grep", {"pattern": "retries", "path": "src/"}, "src/app.py:1: retries"),
+def long_loop_history() -> list[Message]:
+    """A finished episode, then one long tool loop after the last prompt (the usual shape of an agent's work)."""
+    out: list[Message] = [
+        user_text("Read src/app.py"),
+        assistant_msg([TextBlock("I'll read it."), ToolUseBlock("toolu_01", "read_file", {"path": "src/app.py"})]),
+        tool_result_msg([tool_result_block("toolu_01", '"""A tiny HTTP client with retries."""')]),
+        assistant_msg([TextBlock("It is a small HTTP client.")]),
+        user_text("Fix the flaky test."),
     ]
-    out: list[Message] = []
-    for n, (prompt, name, args, result) in enumerate(rounds, start=1):
-        call_id = f"toolu_0{n}"
+    for i in range(2, 7):
+        call_id = f"toolu_0{i}"
         out += [
-            user_text(prompt),
-            assistant_msg([TextBlock(f"I'll use {name}."), ToolUseBlock(call_id, name, args)]),
-            tool_result_msg([tool_result_block(call_id, result)]),
-            assistant_msg([TextBlock(f"{name} returned: {result}")]),
+            assistant_msg([ToolUseBlock(call_id, "grep", {"pattern": f"step {i}"})]),
+            tool_result_msg([tool_result_block(call_id, f"tests/test_app.py:{10 * i}: hit {i}")]),
         ]
-    out.append(user_text("List the files in tests/"))
     return out
 
 
+LONG_LOOP: Final[list[Message]] = long_loop_history()
+"""The history of exercise 05.1 (15 messages; clean user starts at 0 and 4 only)."""
+
+
 def regression(compact_fn: Compactor) -> None:
-    """Reference for 05.1 (in the notebook, ``history`` is chapter 01's conversation)."""
-    history = step29_history()
-    for k in range(len(history) + 1):  # every window size: the bug hides at some of them
+    """Reference for 05.1: for every window size, the last ``k`` messages come back unchanged, at the end."""
+    history = LONG_LOOP
+    for k in range(1, len(history) + 1):  # every window size: a boundary bug hides at some of them
         out = compact_fn(history, keep_recent=k, summarize=lambda transcript: "The earlier part.")
-        problems = validate(out)
-        assert problems == [], f"keep_recent={k}: the API would answer 400: {problems[0]}"
+        assert validate(out) == [], f"keep_recent={k}: the API would answer 400: {validate(out)[0]}"
+        assert out[-k:] == history[-k:], f"keep_recent={k}: the last {k} messages did not survive compaction"
 
 
 def _regression_starter(compact_fn: Compactor) -> None: ...  # your code here
 
 
-def _keep_last(messages: Sequence[Message], keep_recent: int, summarize: Summarizer) -> list[Message]:
-    """Step 29's slicing: the last ``keep_recent`` messages, whatever the first of them is."""
+def _summary_and(window: Sequence[Message], summarized: Sequence[Message], summarize: Summarizer) -> list[Message]:
+    return [summary_message(summarize_transcript(transcript_of(summarized), summarize)), *window]
+
+
+def _forward_cut(messages: Sequence[Message], keep_recent: int, summarize: Summarizer) -> list[Message]:
+    """Step 29's local fix (copy #1): move the cut *forward* to the next clean start, or summarize everything."""
     if keep_recent >= len(messages):
         return list(messages)
     cut = len(messages) - keep_recent
-    return [summary_message(summarize_transcript(transcript_of(messages[:cut]), summarize)), *messages[cut:]]
+    while cut < len(messages) and not is_clean_user_start(messages[cut]):
+        cut += 1
+    return _summary_and(messages[cut:], messages[:cut], summarize)
 
 
-def _slice_when_long(messages: Sequence[Message], keep_recent: int, summarize: Summarizer) -> list[Message]:
-    """Correct for small windows, slicing for large ones: the bug that "works for weeks"."""
-    if keep_recent <= 4:
-        return compact(messages, keep_recent=keep_recent, summarize=summarize)
-    return _keep_last(messages, keep_recent, summarize)
+def _one_short(messages: Sequence[Message], keep_recent: int, summarize: Summarizer) -> list[Message]:
+    """Off by one: plans for ``keep_recent - 1`` messages, wrong only where that lands on a clean start."""
+    return compact(messages, keep_recent=max(keep_recent - 1, 1), summarize=summarize)
 
 
 def _correct(messages: Sequence[Message], keep_recent: int, summarize: Summarizer) -> list[Message]:
     return compact(messages, keep_recent=keep_recent, summarize=summarize)
 
 
+def _broken_at(impl: Impl, history: list[Message]) -> list[int]:
+    """The window sizes at which ``impl`` breaks keep_recent's promise (or validity) on ``history``."""
+    bad = []
+    for k in range(1, len(history) + 1):
+        out = impl(history, k, lambda t: "S.")
+        if validate(out) or out[-k:] != history[-k:]:
+            bad.append(k)
+    return bad
+
+
 class _Recorder:
     """A compactor with ``compact``'s signature that remembers how it was called."""
 
-    def __init__(self, impl: Callable[[Sequence[Message], int, Summarizer], list[Message]]) -> None:
+    def __init__(self, impl: Impl) -> None:
         self.impl = impl
         self.calls: list[tuple[list[Message], int]] = []
 
@@ -133,7 +153,7 @@ class _Recorder:
 
 _CALLING: Final = (
     "Call it the way msgmodel.compact.compact is called: "
-    "compact_fn(history, keep_recent=k, summarize=lambda transcript: 'a summary')."
+    "compact_fn(LONG_LOOP, keep_recent=k, summarize=lambda transcript: 'a summary')."
 )
 
 
@@ -157,20 +177,19 @@ def _check_regression(answer: Any) -> str | None:
         return f"your test never called compact_fn, so it cannot catch anything. {_CALLING}"
     if failed is not None:
         history, k = good.calls[-1]
-        problems = validate(compact(history, keep_recent=k, summarize=lambda t: "S."))
+        out = compact(history, keep_recent=k, summarize=lambda t: "S.")
         tip = ""
-        if problems and problems[0].rule == "prefill":
+        if len(out) != k + 1 and out[-k:] == history[-k:]:
             tip = (
-                " Your history ends with an assistant message, which today's models refuse as a request; "
-                "test a history that ends with a user message, as the chapter's `history` does."
+                f" compact returned {len(out)} messages: it moves the cut *back* to a clean start, so it may keep "
+                f"more than {k}. The promise is *at least* k: the last k messages, unchanged, at the end."
             )
-        elif not problems:
-            tip = " The output is valid (validate(out) == []): what else does your test assert?"
         return (
             "your test fails on a correct compactor (msgmodel.compact.compact), "
             f"at keep_recent={k}: {str(failed) or 'AssertionError'}.{tip}"
         )
-    for name, impl in (("keep_last (step 29's slicing)", _keep_last), ("slice_when_long", _slice_when_long)):
+    buggy_ones = (("forward_cut (step 29's local fix, copy #1)", _forward_cut), ("one_short (off by one)", _one_short))
+    for name, impl in buggy_ones:
         buggy = _Recorder(impl)
         try:
             caught = _run_test(answer, buggy)
@@ -185,27 +204,26 @@ def _check_regression(answer: Any) -> str | None:
             return f"your test did not call the compactor {name}. {_CALLING}"
         history = buggy.calls[0][0]
         tried = sorted({k for _, k in buggy.calls})
-        bad = {}
-        for k in range(len(history) + 1):
-            problems = validate(impl(history, k, lambda t: "S."))
-            if problems:
-                bad[k] = str(problems[0])
+        bad = _broken_at(impl, history)
         hit = [k for k in tried if k in bad]
         if hit:
+            k = hit[0]
+            out = impl(history, k, lambda t: "S.")
             return (
-                f"your test passed the buggy compactor {name}. At keep_recent={hit[0]} it returned a history the API "
-                f"refuses:\n    {bad[hit[0]]}\nyet your test raised no AssertionError. Assert validate(out) == []."
+                f"your test passed the buggy compactor {name}. At keep_recent={k} it returned {len(out)} message(s):\n"
+                f"{_render(out)}\nThe API accepts that (validate(out) == []), but the last {k} messages are not "
+                f"all there. What did keep_recent={k} promise? Assert it."
             )
         if bad:
             return (
                 f"your test passed the buggy compactor {name}: it tried keep_recent in {tried}, but on your history "
-                f"this compactor orphans a result only at keep_recent in {sorted(bad)}. A regression test of a "
-                "boundary bug tries every boundary: for k in range(len(history) + 1)."
+                f"this compactor breaks its promise only at keep_recent in {bad}. A regression test of a boundary "
+                "bug tries every boundary: for k in range(1, len(history) + 1)."
             )
         return (
-            f"your test passed the buggy compactor {name}, but not because it is right: on your history no "
-            "keep_recent makes slicing orphan a result (it has no tool round a slice can cut into):\n"
-            f"{_render(history)}\nUse the chapter's `history` (chapter 01's conversation)."
+            f"your test passed the buggy compactor {name}, but not because it is right: on your history it never "
+            f"breaks its promise (there is no long tool loop after the last prompt):\n{_render(history)}\n"
+            "Use LONG_LOOP (from msgmodel.exercises.ch05)."
         )
     return None
 
@@ -213,7 +231,7 @@ def _check_regression(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="05.1",
-        task="regression(compact_fn): fail with AssertionError if compact_fn ever leaves the step-29 history invalid",
+        task="regression(compact_fn): fail with AssertionError if compact_fn ever drops the last keep_recent messages",
         checker=_check_regression,
         reference=regression,
         starter=_regression_starter,

@@ -75,13 +75,19 @@
 #     direction TB
 #     A1[compact] --> M
 #     A2[engine] --> M
-#     A3[api] --> M
+#     A3["api: the local Messages API server"] --> M
 #     A4[storage] --> M
 #     A5[display] --> M
 #     M[("message.py: blocks, constructors, readers, codec")]
 #   end
 #   B ==>|step 31| A
 # ```
+#
+# In words: before, five legacy modules each carried their own copy of the shapes; after, compaction,
+# the engine, storage, display and the local API server all import `message.py`. The two `api` boxes
+# are different modules: the legacy one was a client-side layer (its job is now three calls in the
+# engine, shown in chapter 05), while `msgmodel.api` is the local Messages API server these notebooks
+# send requests to.
 #
 # | Part | What it holds | What it replaces in `msgmodel.legacy` |
 # |---|---|---|
@@ -109,65 +115,42 @@
 # | `content: string \| ContentBlock[]` | `content: str \| list[ContentBlock]` | 4 |
 # | `toolResultBlock(id, …)`, never an object literal | `tool_result_block(tool_use_id, …)`: names checked | 5 |
 # | `switch (b.type)` narrows `b` (类型收窄, narrowing) | `if b.type == "text":`, `match b.type:`, `match b:` | 7 |
-# | exhaustiveness: `never` in the `default` branch | `case _: assert_never(b)` | 7 |
+# | exhaustiveness: optional in TS (`never`), not in the original (see below) | `case _: assert_never(b)` | 7 |
 # | `JSON.parse` / `JSON.stringify`, trusted as-is | `from_json` / `to_json`, `DecodeError(path, expected)` | 8 |
 # | (no counterpart) | `OpaqueBlock`: a kind we do not interpret, kept unchanged | 3, 8 |
+#
+# One row is an addition, not a translation: the original's `blockToText` has no exhaustiveness
+# check (it ends in `default: return ""`). Section 7 shows what that costs and what `assert_never`
+# buys.
 
 # %%
-import contextlib
 import inspect
 import json
-import shutil
-import tempfile
-import textwrap
 import typing
-from pathlib import Path
-from typing import assert_never
 
 import msgspec
-import mypy.api
 
 import msgmodel
 from msgmodel import (
-    ARGS_LIMIT,
-    RESULT_LIMIT,
     ContentBlock,
-    DecodeError,
     Message,
     OpaqueBlock,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
-    assistant_msg,
-    block_to_text,
-    blocks_from_api,
-    blocks_of,
-    from_api,
-    from_json,
-    is_clean_user_start,
-    is_tool_result_message,
-    message_to_text,
-    text_of,
-    to_api,
-    to_json,
-    tool_result_block,
-    tool_result_msg,
-    tool_results_of,
-    tool_uses_of,
-    transcript_of,
-    user_text,
+    block_to_api,
 )
-from msgmodel.api import local_client
 from msgmodel.display import show
 from msgmodel.exercises import check, reveal
-from msgmodel.protocol import validate
-from msgmodel.tools import demo_registry, run_tool, tools_param
 
 # %% [markdown]
 # ### 3. The blocks: a tagged union
 #
-# Here is `TextBlock`, exactly as `message.py` defines it. Three details carry the design:
+# The blocks are built on [msgspec](https://jcristharif.com/msgspec/), a serialization library
+# whose `Struct` classes are typed records that it encodes to JSON and decodes from JSON, checking
+# types as it decodes. (Why msgspec, and not pydantic or dataclasses, is answered in chapters 06
+# and 07.) Here is `TextBlock`, exactly as `message.py` defines it. Three details carry the design:
 #
 # - `tag="text"` makes msgspec write and read `"type": "text"` on the wire;
 # - `frozen=True` makes instances read-only;
@@ -175,8 +158,9 @@ from msgmodel.tools import demo_registry, run_tool, tools_param
 #   sees as the literal `"text"`. This is what narrowing will rely on.
 #
 # `extra` keeps the fields the API defines beyond the core ones (such as `cache_control`), so a
-# round trip loses nothing. Its odd wire name is an implementation detail: `to_json` spreads its
-# keys back into the block. `**_STRUCT_OPTS` holds the settings every block shares, printed below
+# round trip loses nothing. Its odd wire name (`_EXTRA_WIRE_NAME`, printed below) is an
+# implementation detail: no real block has that key, and `to_json` spreads `extra`'s keys back
+# into the block. `**_STRUCT_OPTS` holds the settings every block shares, printed below
 # the class:
 #
 # - `tag_field` names the wire field that carries the tag;
@@ -187,6 +171,7 @@ from msgmodel.tools import demo_registry, run_tool, tools_param
 
 # %%
 print(inspect.getsource(TextBlock))
+print("_EXTRA_WIRE_NAME =", repr(msgmodel.message._EXTRA_WIRE_NAME))
 print("_STRUCT_OPTS =", msgmodel.message._STRUCT_OPTS)
 
 # %% [markdown]
@@ -198,9 +183,9 @@ print("fields:", [f.name for f in msgspec.structs.fields(TextBlock)])
 print("TextBlock.type =", repr(TextBlock.type), "  TextBlock('hi').type =", repr(TextBlock("hi").type))
 
 # %% [markdown]
-# One block of each of the five classes, and the JSON each one writes. `to_api` turns messages
-# into the wire dicts the SDK accepts. To see a single block we wrap it in a message and take it
-# back out.
+# One block of each of the five classes, and the JSON each one writes. `block_to_api` turns one
+# block into its wire dict (`to_api` does the same for whole messages, in the shape the SDK
+# accepts as `messages=`).
 
 # %%
 five = [
@@ -211,20 +196,22 @@ five = [
     OpaqueBlock({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}),
 ]
 for b in five:
-    wire = to_api([Message(role="user", content=[b])])[0]["content"][0]
-    print(f"{type(b).__name__:15} .type={b.type!r:14} {json.dumps(wire)}")
+    print(f"{type(b).__name__:15} .type={b.type!r:14} {json.dumps(block_to_api(b))}")
 
 # %% [markdown]
 # Decoding runs the other way. Given a union of tagged structs, msgspec reads `"type"` first and
-# picks the class from it. The fast decoding path needs no hand-written `if d["type"] == ...`:
+# picks the class from it, with no hand-written `if d["type"] == ...`. The union below has three
+# members, not `ContentBlock`'s five: msgspec can only dispatch among its own `Struct`s, and
+# `OpaqueBlock` is not one (it holds any JSON object). That is why `from_json` has a fast path for
+# the known kinds and falls back to a slower walking decoder for the rest (see the pitfalls).
 
 # %%
 wire = b'{"type": "tool_use", "id": "toolu_01A", "name": "grep", "input": {"pattern": "retries"}}'
 print(msgspec.json.decode(wire, type=TextBlock | ToolUseBlock | ToolResultBlock))
 
 # %% [markdown]
-# The first four are the kinds this package interprets. The fifth is the catch-all. Any kind the
-# model does not interpret (`image`, `document`, `redacted_thinking`, `server_tool_use`, and
+# The first four are the kinds this package interprets. The fifth is the catch-all. Any kind this
+# package does not interpret (`image`, `document`, `redacted_thinking`, `server_tool_use`, and
 # whatever the API adds next year) is kept as an `OpaqueBlock` that holds the original JSON
 # object. Its `.type` is `"opaque"`, and its wire type is `.kind`. Keeping `.type` to five fixed
 # values is what lets mypy check a `match` for completeness, however many kinds the API invents.
@@ -254,6 +241,8 @@ print(msgspec.structs.replace(call, name="read_file"))
 # blocks. `blocks_of` hides the difference from code that only wants blocks.
 
 # %%
+from msgmodel import blocks_of, user_text
+
 typed = user_text("How many retries does the client make?")
 print(repr(typed.content))
 print(blocks_of(typed))
@@ -269,6 +258,9 @@ print(blocks_of(user_text("")), "← an empty string is no blocks at all")
 # results, through the same constructors.
 
 # %%
+from msgmodel import assistant_msg, tool_result_block, tool_result_msg
+from msgmodel.tools import demo_registry, run_tool
+
 registry = demo_registry()
 grep_call = ToolUseBlock(id="toolu_01A", name="grep", input={"pattern": "retries", "path": "src/config.py"})
 read_call = ToolUseBlock(id="toolu_01B", name="read_file", input={"path": "src/settings.py"})
@@ -316,6 +308,8 @@ for build in (tool_result_block, ToolResultBlock):
 # of each message of the history above:
 
 # %%
+from msgmodel import is_clean_user_start, is_tool_result_message, text_of, tool_uses_of
+
 rows = [("", "role", "blocks", "text_of", "tool_uses_of", "tool result?", "clean start?")]
 for i, m in enumerate(history):
     names = [u.name for u in tool_uses_of(m)]
@@ -342,6 +336,8 @@ for row in rows:
 # - other kinds as a short label.
 
 # %%
+from msgmodel import block_to_text
+
 for b in [*blocks_of(history[1]), *blocks_of(history[2]), image]:
     print(f"{type(b).__name__:15} → {block_to_text(b)!r}")
 
@@ -351,6 +347,8 @@ for b in [*blocks_of(history[1]), *blocks_of(history[2]), image]:
 # summarizer can tell a cut from an end.
 
 # %%
+from msgmodel import ARGS_LIMIT, RESULT_LIMIT
+
 print("ARGS_LIMIT =", ARGS_LIMIT, "  RESULT_LIMIT =", RESULT_LIMIT)
 big_call = ToolUseBlock(id="toolu_01C", name="write_file", input={"path": "notes.md", "text": "x" * 400})
 big_result = tool_result_block("toolu_01C", "line\n" * 300)
@@ -363,6 +361,8 @@ for b, size in [(big_call, len(json.dumps(big_call.input))), (big_result, len(bi
 # with the empty ones (the thinking) left out.
 
 # %%
+from msgmodel import message_to_text
+
 print(message_to_text(history[1]))
 
 # %% [markdown]
@@ -372,6 +372,7 @@ print(message_to_text(history[1]))
 # came out as `(tool call)` there.
 
 # %%
+from msgmodel import to_api, transcript_of
 from msgmodel.legacy import summary30  # the exhibit, imported here for contrast only
 
 print(summary30.transcript(to_api(history)))
@@ -383,31 +384,17 @@ print(transcript_of(history))
 #
 # The TypeScript design's central claim is that one `type` field lets the compiler narrow: inside
 # `case "text"`, `b` *is* a `TextBlock`. Python makes the same claim. We can check it rather than
-# take it on trust. The helper below writes a snippet to a temporary directory and runs
-# `mypy --strict` on it through `mypy.api`, in this process. It prints what mypy says, with the
-# file name relative to that directory.
-
-# %%
-scratch = Path(tempfile.mkdtemp(prefix="ch04-"))  # removed by the last cell of the chapter
-source_tree = Path(msgmodel.__file__).parents[1]
-
-
-def mypy_says(code):
-    scratch.mkdir(exist_ok=True)
-    # msgmodel is installed in editable mode through an import hook mypy cannot follow: point mypy at the source.
-    (scratch / "mypy.ini").write_text(f"[mypy]\nstrict = True\nmypy_path = {source_tree}\n")
-    (scratch / "snippet.py").write_text(textwrap.dedent(code))
-    with contextlib.chdir(scratch):  # so mypy prints "snippet.py:5", not a full path
-        out, err, _ = mypy.api.run(["--config-file", "mypy.ini", "--no-color-output", "snippet.py"])
-    print(out.strip() or err.strip())
-
-
-# %% [markdown]
+# take it on trust. `msgmodel.teaching.type_check` runs `mypy --strict` on a snippet, through
+# `mypy.api` in this process, in a scratch folder where `msgmodel` is importable, and returns what
+# mypy says (the snippet is called `snippet.py`).
+#
 # First, what mypy believes `b` is, inside a branch and after it. `reveal_type` is mypy's way of
 # printing a type.
 
 # %%
-mypy_says("""\
+from msgmodel.teaching import type_check
+
+type_check("""\
     from typing import reveal_type
     from msgmodel import ContentBlock
 
@@ -423,7 +410,7 @@ mypy_says("""\
 # Here it is an error before anything runs.
 
 # %%
-mypy_says("""\
+type_check("""\
     from msgmodel import ContentBlock
 
     def label(b: ContentBlock) -> str:
@@ -440,18 +427,16 @@ mypy_says("""\
 # handled. Forget one class, here `OpaqueBlock`, and mypy names it:
 
 # %%
-mypy_says("""\
+type_check("""\
     from typing import assert_never
     from msgmodel import ContentBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
     def kind(b: ContentBlock) -> str:
         match b:
-            case TextBlock() | ThinkingBlock():
+            case TextBlock() | ThinkingBlock() | ToolResultBlock():
                 return b.type
             case ToolUseBlock():
                 return f"call {b.name}"
-            case ToolResultBlock():
-                return f"result for {b.tool_use_id}"
             case _:
                 assert_never(b)
 """)
@@ -459,27 +444,33 @@ mypy_says("""\
 # %% [markdown]
 # When a sixth class joins the union, this is what happens to every `match` that does not handle
 # it, including those in `message.py` itself. The list of errors is the list of places to update
-# (chapter 06 does exactly that). The correct versions pass, in both styles: a `match` on the
-# class, or a test of `b.type`, as in TypeScript's `switch`. A test of `b.type` narrows `b` itself
-# because each class's `type` is a different literal, so only one class can match a given value.
+# (chapter 06 does exactly that). Add the missing case and the check passes:
 
 # %%
-mypy_says("""\
+type_check("""\
     from typing import assert_never
     from msgmodel import ContentBlock, OpaqueBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
     def kind(b: ContentBlock) -> str:
         match b:
-            case TextBlock() | ThinkingBlock():
+            case TextBlock() | ThinkingBlock() | ToolResultBlock():
                 return b.type
             case ToolUseBlock():
                 return f"call {b.name}"
-            case ToolResultBlock():
-                return f"result for {b.tool_use_id}"
             case OpaqueBlock():
                 return b.kind
             case _:
                 assert_never(b)
+""")
+
+# %% [markdown]
+# The other style narrows too: a test of `b.type`, as in TypeScript's `switch`. It narrows `b`
+# itself because each class's `type` is a different literal, so only one class can match a given
+# value.
+
+# %%
+type_check("""\
+    from msgmodel import ContentBlock
 
     def label(b: ContentBlock) -> str:
         if b.type == "text":
@@ -497,7 +488,7 @@ mypy_says("""\
 # `dict[str, Any]` accepts any key.
 
 # %%
-mypy_says("""\
+type_check("""\
     from typing import Any
     from msgmodel import ToolResultBlock, tool_result_block
 
@@ -509,11 +500,14 @@ mypy_says("""\
 # %% [markdown]
 # ### 8. The codec: JSON and the SDK, in and out
 #
-# Four functions cross the boundary. `to_json` and `from_json` work on bytes, for storage.
-# `to_api` and `from_api` work on the plain dicts and lists that the official SDK takes as
-# `messages=`, and on the objects it returns. Both round trips are exact:
+# Four functions cross the boundary, plus per-block helpers (`blocks_from_api`, `block_from_api`,
+# `block_to_api`). `to_json` and `from_json` work on bytes, for storage. `to_api` and `from_api`
+# work on the plain dicts and lists that the official SDK takes as `messages=`, and on the objects
+# it returns. Both round trips are exact:
 
 # %%
+from msgmodel import from_api, from_json, to_json
+
 data = to_json(history)
 print(len(data), "bytes:", data[:100], "…")
 print("from_json(to_json(history)) == history:", from_json(data) == history)
@@ -523,10 +517,15 @@ print("from_api(to_api(history)) == history:  ", from_api(to_api(history)) == hi
 # `to_api` is what goes to the SDK. Below, the official `anthropic` client takes
 # `to_api(history)`. It is wired to the local Messages API (`local_client()`, no network, no
 # key). `blocks_from_api` turns the SDK's response objects back into our blocks, and
-# `assistant_msg` adds them to the history. The answer comes from the local API's scripted model,
-# not from Claude, which is why it reads so mechanically.
+# `assistant_msg` adds them to the history. The answer comes from the local API's default model,
+# `RuleModel` (a rule-based stand-in from `msgmodel.scripted`), not from Claude, which is why it
+# reads so mechanically.
 
 # %%
+from msgmodel import blocks_from_api
+from msgmodel.api import local_client
+from msgmodel.tools import tools_param
+
 client = local_client()
 resp = client.messages.create(
     model="claude-sonnet-4-6", max_tokens=1024, messages=to_api(history), tools=tools_param(registry)
@@ -545,6 +544,8 @@ print(text_of(history[-1]))
 # slip as chapter 02's legacy storage would have saved it.
 
 # %%
+from msgmodel import DecodeError
+
 bad_inputs = {
     "content is a number": '[{"role": "user", "content": 42}]',
     "a system turn inside messages": '[{"role": "system", "content": "Be brief."}]',
@@ -561,14 +562,39 @@ for label, text in bad_inputs.items():
 # first block. The API names the same place `messages.0.content.0`. The validator of the next
 # chapters uses the API's style, because its text must match the API's.
 #
+# The second input shows a known limit. Some models accept a `system` turn in the middle of
+# `messages`, but `Message.role` is only `"user"` or `"assistant"`, so such a history cannot be
+# represented here: `from_json` refuses it rather than guess. System prompts go in the request's
+# `system=` parameter.
+#
 # `from_json` checks **shape** ("is this a list of messages at all?"). It does not check the
 # protocol's rules. Spell the field right and the third input decodes, even though no `tool_use`
 # precedes its result. Pairing is `msgmodel.protocol`'s job, and it answers with chapter 01's error:
 
 # %%
+from msgmodel.protocol import validate
+
 fixed = from_json(bad_inputs["the toolUseId slip"].replace("toolUseId", "tool_use_id"))
 print("decodes to:", fixed)
 print("protocol:  ", *validate(fixed))
+
+# %% [markdown]
+# The same split holds for a field the model does not know on a known block. The model is
+# deliberately lossless, so a misspelled `is_eror` goes into `extra` (it could be a field the API
+# added last week). The validator refuses it with "Extra inputs are not permitted". That refusal is
+# *msgmodel's reading* of the API, not a live capture: `msgmodel/protocol.py` lists it under "Other
+# readings" (extra fields are checked against every field the SDK knows for that block kind).
+
+# %%
+from msgmodel import tool_results_of
+
+typo = from_json(
+    '[{"role":"user","content":"Read x."},'
+    '{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01D","name":"read_file","input":{"path":"x"}}]},'
+    '{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01D","content":"boom","is_eror":true}]}]'
+)
+print("message.py keeps it:", tool_results_of(typo[2])[0].extra)
+print("protocol.py refuses it:", *validate(typo))
 
 # %% [markdown]
 # #### Nothing is lost: `OpaqueBlock`, `extra` and signatures
@@ -589,6 +615,8 @@ raw = (
     b'{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4a"},'
     b'{"type":"text","text":"A tiny PNG."}]}]'
 )
+
+# %%
 session = from_json(raw)
 for m in session:
     print(f"{m.role:9}", [type(b).__name__ for b in blocks_of(m)])
@@ -596,9 +624,10 @@ print("to_json(from_json(raw)) == raw:", to_json(session) == raw)
 
 # %% [markdown]
 # The signature matters most. The API checks it when the thinking is sent back, and a thinking block
-# that comes back altered is refused with "Invalid signature in thinking block"
-# (anthropics/anthropic-sdk-python#1598). Here
-# it comes through untouched, and so do the redacted data and the `cache_control`. The readers
+# that comes back altered is refused with ``messages.N.content.M: Invalid `signature` in `thinking`
+# block`` ([api-rules.md](../docs/api-rules.md);
+# [anthropics/anthropic-sdk-python#1598](https://github.com/anthropics/anthropic-sdk-python/issues/1598)).
+# Here it comes through untouched, and so do the redacted data and the `cache_control`. The readers
 # handle the unknown kinds too: the image becomes `[image]`, and redacted thinking, like
 # thinking, becomes nothing.
 
@@ -609,14 +638,18 @@ print("extra of the text block:", blocks_of(session[0])[1].extra)
 print(transcript_of(session))
 
 # %% [markdown]
-# ### 9. Proof: who knows the shapes now
+# ### 9. A first check: the legacy helpers are gone
 #
-# Last, the "after" half of the map, checked against the source. The modules that replaced the
-# legacy exhibits import what they need from `msgmodel.message`, and none of them defines its own
-# copy of the legacy helpers. Chapter 05 re-runs chapter 03's scanner on the whole package.
+# Last, the "after" half of the map, checked against the source. This is a narrow check: the
+# modules that replaced the legacy exhibits import what they need from `msgmodel.message`, and
+# none of them defines one of the four legacy helpers by name. It does not prove that no copy of
+# the knowledge remains under another name; chapter 05 re-runs chapter 03's scanner on the whole
+# package for that.
 
 # %%
 import ast
+import textwrap
+from pathlib import Path
 
 legacy_helpers = {"_is_clean_user_start", "_block_to_text", "extract_text", "_message_text"}
 for name in ["compact", "engine", "api", "storage"]:
@@ -659,48 +692,11 @@ except ValueError as e:
     print("ValueError:", e)
 
 # %% [markdown]
-# **"What happens when the API adds a block kind next month?"**
-#
-# It decodes as an `OpaqueBlock`. It is stored, compacted and sent back unchanged, and it shows up
-# in transcripts as `[its kind]`. Nothing changes until you want to *interpret* it. At that point
-# you add a class to the union, and mypy lists every `match` to update (chapter 06).
-
-# %%
-future = b'[{"role":"assistant","content":[{"type":"hologram","frames":3},{"type":"text","text":"Done."}]}]'
-decoded = from_json(future)
-print(blocks_of(decoded[0])[0], "  round trip:", to_json(decoded) == future)
-print(transcript_of(decoded))
-
-# %% [markdown]
-# **"Where does validation belong? In the model?"**
-#
-# Split it by question. The model answers "is this a message at all?": it checks shape at the
-# boundary and reports a path. It is deliberately lossless, so a field it does not know on a known
-# block goes into `extra`, even a typo. The API's rules (pairing, order, which fields are allowed)
-# live in `msgmodel.protocol`, which answers in the API's own words. A misspelled `is_eror` shows
-# the split:
-
-# %%
-typo = from_json(
-    '[{"role":"user","content":"Read x."},'
-    '{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01D","name":"read_file","input":{"path":"x"}}]},'
-    '{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01D","content":"boom","is_eror":true}]}]'
-)
-print("message.py keeps it:", tool_results_of(typo[2])[0].extra)
-print("protocol.py refuses it:", *validate(typo))
-
-# %% [markdown]
-# **"Why `str | list` and not always a list?"**
-#
-# Because the API accepts both, and most user turns are just text. Wrapping every string as
-# `[{"type": "text", ...}]` is ceremony, and it would change what you send back. The readers make
-# the difference invisible (`blocks_of`), and `to_api` writes back the form it was given. Chapter
-# 06 takes this question further.
-
-# %%
-as_text, as_blocks = user_text("hi"), Message(role="user", content=[TextBlock("hi")])
-print(to_api([as_text, as_blocks]))
-print("same blocks to a reader:", blocks_of(as_text) == blocks_of(as_blocks))
+# Chapter 06 answers the other follow-ups this chapter raises, each with its own evidence:
+# [why `content` is `str | list`, what happens to a block kind the model does not know, why the
+# blocks are frozen, why they carry `extra`, where validation belongs, and why
+# msgspec](06_interview_followups.ipynb). This chapter showed the mechanism; chapter 06 gives the
+# interview answers.
 
 # %% [markdown]
 # ## Pitfalls and trade-offs
@@ -727,7 +723,7 @@ try:
     from_api(to_api([bad]))
 except DecodeError as e:
     print("DecodeError:", e)
-mypy_says("""\
+type_check("""\
     from msgmodel import Message
     bad = Message(role="system", content="hi")
 """)
@@ -736,7 +732,8 @@ mypy_says("""\
 # **Lossless means a typo survives decoding.** The `is_eror` field above was kept, not refused.
 # Run `protocol.validate` before you send; `from_json` alone is not enough.
 #
-# **Two decoders.** msgspec cannot put a class of its own (`OpaqueBlock`) in a tagged union. So the
+# **Two decoders.** A msgspec tagged union dispatches only among `Struct`s, each with its own
+# fixed tag; no member can stand for "any other tag", and `OpaqueBlock` is not a `Struct`. So the
 # fast path decodes the four known kinds straight into structs, and a document that holds any
 # other kind, or an `extra` field, falls back to a slower walk of the whole document. The result
 # is the same, and so are the error paths. Sessions full of images pay for that walk. The comments
@@ -766,7 +763,7 @@ mypy_says("""\
 # | **LangChain** | the message envelope only | `create_*_block` | `.text`, `.tool_calls` | `non_standard` wrapper |
 # | **Vercel AI** | yes (zod schema) | none | on results | not recorded |
 #
-# The details, as the project's notes on these libraries (`anchors.md`) record them:
+# The details, as the project's notes on these libraries ([anchors.md](../docs/anchors.md)) record them:
 #
 # - **anthropic SDK** (`anthropics/anthropic-sdk-python`). Responses are pydantic models with
 #   `type: Literal[...]` (`types/text_block.py`, `types/tool_use_block.py`), unioned on `type` in
@@ -801,25 +798,24 @@ print(type(param).__name__, param)
 # LangChain's `non_standard` wrapper is the nearest thing to `OpaqueBlock`, but it changes the
 # block's shape, whereas `OpaqueBlock` writes it back byte for byte. pydantic-ai has the richest
 # readers, on the response object. Claude Code is closed source. Second-hand notes describe the
-# same Anthropic shape, stored as JSONL, and its meta issue anthropics/claude-code#6836 gathers
+# same Anthropic shape, stored as JSONL, and its meta issue
+# [anthropics/claude-code#6836](https://github.com/anthropics/claude-code/issues/6836) gathers
 # 150+ reports of `tool_use`/`tool_result` mismatches after compaction. That is the class of bug
 # a single authority on "which message may start a history" is built to stop.
 
 # %% [markdown]
 # ## One-line summary
 #
-# **One module owns the shape of a message (a tagged union of five frozen blocks, four
-# constructors, nine readers and a codec that names the JSON path), so the wrong field, the wrong
-# branch and the forgotten kind are caught by the type checker or at the boundary, not by the API
-# two turns later.**
+# **One module owns the shape of a message, so a wrong field, a wrong branch or a forgotten kind
+# is caught by mypy or at the boundary instead of by the API two turns later.**
 
 # %% [markdown]
 # ## Exercises
 #
 # **04.1 Read with readers.** Write `tool_names_of(messages)`. It returns the names of the tools
 # the assistant called, in call order, one entry per call, so a tool called twice appears twice.
-# Use only readers: no `.content`. Server-side calls (`server_tool_use`, an `OpaqueBlock`) ran on
-# the API, not in your client, so they do not count.
+# Use only readers: the checker reads your source and rejects any `.content`. Server-side calls
+# (`server_tool_use`, an `OpaqueBlock`) ran on the API, not in your client, so they do not count.
 
 # %%
 def tool_names_of(messages):
@@ -869,6 +865,3 @@ check("04.3", predicted_path)
 # %% [markdown]
 # Afterwards, check yourself with `from_json(BAD_SESSION)`. Stuck? `print(reveal("04.3"))` shows
 # the answer.
-
-# %%
-shutil.rmtree(scratch, ignore_errors=True)  # tidy up: mypy's scratch directory from section 7

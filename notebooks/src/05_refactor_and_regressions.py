@@ -44,7 +44,8 @@
 # 1. **Replay:** run the conversation that failed, on the new code, and show the 200.
 # 2. **Regression tests:** pin each bug as a small test that fails on the old code and passes on the new.
 # 3. **A property:** state the invariant ("compaction never produces a history the API refuses") and check it over
-#    thousands of generated histories and every window size. A bug that lives at one boundary in a hundred is
+#    generated histories and every window size: 100 histories (1,107 history-and-window pairs) live in this notebook,
+#    more than 10,000 pairs in the test suite. A bug that lives at one boundary in a hundred is
 #    exactly what example tests miss and properties find.
 #
 # This chapter does all three, live.
@@ -53,9 +54,9 @@
 # ## How
 #
 # Everything below runs offline. `local_client()` is the official `anthropic` SDK wired to a local Messages API that
-# checks requests like the live one and answers a 400 with the API's exact text. The setup imports everything the
-# chapter uses. The legacy exhibits (`msgmodel.legacy`, the code as it stood in steps 29–30) come along so that we
-# can show the old failure next to the new success.
+# checks requests like the live one and answers a 400 with the API's exact text. The setup imports what the
+# refactor and the first replay use; later sections import what they add. The legacy exhibits (`msgmodel.legacy`, the
+# code as it stood in steps 29–30) come along so that we can show the old failure next to the new success.
 
 # %%
 import ast
@@ -67,27 +68,12 @@ import msgmodel.api
 import msgmodel.compact
 import msgmodel.engine
 import msgmodel.storage
-from msgmodel import (
-    TextBlock,
-    ThinkingBlock,
-    ToolUseBlock,
-    assistant_msg,
-    from_api,
-    is_clean_user_start,
-    message_to_text,
-    to_api,
-    tool_result_block,
-    tool_result_msg,
-    tool_uses_of,
-    transcript_of,
-    user_text,
-)
+from msgmodel import from_api, is_clean_user_start, to_api
 from msgmodel.api import local_client
-from msgmodel.compact import compact, compact_with_provenance, plan_compaction, repair, summarizer_from_client
+from msgmodel.compact import compact, plan_compaction, summarizer_from_client
 from msgmodel.display import show
-from msgmodel.engine import AssistantMessage, EngineConfig, QueryEngine, ToolResulted
-from msgmodel.exercises import check, reveal
-from msgmodel.legacy import compact29, summary30
+from msgmodel.engine import EngineConfig, QueryEngine
+from msgmodel.legacy import compact29
 from msgmodel.legacy.engine import QueryEngine as LegacyEngine
 from msgmodel.protocol import validate
 from msgmodel.tools import demo_registry, run_tool, tools_param
@@ -112,11 +98,14 @@ TOOLS = demo_registry()  # read_file, list_dir, grep, calculator over a small in
 #         M["message.py<br/>blocks · constructors · readers · codec"]
 #         C["compact"] --> M
 #         E["engine"] --> M
-#         A["api"] --> M
+#         A["api (the local server)"] --> M
 #         S["storage"] --> M
 #     end
 #     before -- "delete the copies, import the authority" --> after
 # ```
+#
+# In words: the five legacy modules each carried their own copy of the shapes; in step 31 the copies are deleted, and
+# compaction, the engine, storage and the local API server import `message.py` instead.
 #
 # Reading the `import` statements is a quick way to check this. The cell below parses each rebuilt module and
 # lists what it takes from `msgmodel.message`:
@@ -153,22 +142,34 @@ print(inspect.getsource(run_tool))
 # %% [markdown]
 # Storage reads every line through the codec, so a bad shape is reported with its `file:line` and JSON path when the
 # file is *loaded*. The legacy storage (`json.load`) let it through without a word, and only the server noticed. We
-# save a session, misspell one field by hand, and load it again:
+# save a three-message session, misspell one field by hand, and load it again:
 
 # %%
 import tempfile
 from pathlib import Path
 
+from msgmodel import ToolUseBlock, assistant_msg, tool_result_block, tool_result_msg, tool_uses_of, user_text
+
+session = [user_text("Read src/missing.py"),
+           assistant_msg([ToolUseBlock("toolu_01", "read_file", {"path": "src/missing.py"})]),
+           tool_result_msg([tool_result_block("toolu_01", "no such file", is_error=True)])]
+
+# %%
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "session.jsonl"
-    msgmodel.storage.save(path, [user_text("Read src/missing.py"),
-                                 assistant_msg([ToolUseBlock("toolu_01", "read_file", {"path": "src/missing.py"})]),
-                                 tool_result_msg([tool_result_block("toolu_01", "no such file", is_error=True)])])
+    msgmodel.storage.save(path, session)
     path.write_text(path.read_text().replace('"tool_use_id"', '"toolUseId"'))  # the step-30 slip, by hand
     loaded = msgmodel.storage.load(path)
-print(f"{len(loaded.messages)} messages loaded; problems:")
 for p in loaded.problems:
-    print(f"  {path.name}:{p.line}: {p.reason}")
+    print(f"{path.name}:{p.line}: {p.reason}")
+last = loaded.messages[-1]
+print(f"{len(loaded.messages)} messages loaded; the last is {last.role}, calling {[u.id for u in tool_uses_of(last)]}")
+
+# %% [markdown]
+# `load` skipped the bad line and returned the two messages before it, so the history now ends in a `tool_use` with
+# no result: a *dangling* call, which the API refuses. That is `load`'s default, chosen so that one bad line does not
+# lose a whole session; the problem is reported, not hidden. `load(path, strict=True)` raises a `StorageError` naming
+# `file:line` instead, and `repair` (below) answers the dangling call with an error result, and says so.
 
 # %% [markdown]
 # ### Replay 1: chapter 01's conversation now gets a 200
@@ -224,7 +225,8 @@ print(f"compact keeps messages {plan.window.start}..{plan.window.stop - 1} "
 
 # %% [markdown]
 # Now we send the same conversation, compacted by `msgmodel.compact`, through the same SDK to the same local API.
-# The summarizer is the local model, asked through `summarizer_from_client`:
+# The summarizer is the local model, asked through `summarizer_from_client`. The SDK raises `BadRequestError` on a
+# 400, so a returned `reply` means the API answered 200:
 
 # %%
 client = local_client()
@@ -232,7 +234,7 @@ compacted = compact(history, keep_recent=7, summarize=summarizer_from_client(cli
 print("validate:", validate(compacted))
 reply = client.messages.create(model="claude-sonnet-4-6", max_tokens=1024,
                                messages=to_api(compacted), tools=tools_param(TOOLS))
-print(f"HTTP 200: {reply.id}, stop_reason={reply.stop_reason}, content[1] = {reply.content[1].name}"
+print(f"no exception, so HTTP 200: stop_reason={reply.stop_reason}, content[1] = {reply.content[1].name}"
       f"({reply.content[1].input})")
 
 # %% [markdown]
@@ -253,23 +255,18 @@ print(f"{engine.turns} prompts, {engine.model_calls} model calls, {engine.compac
 # Chapter 02 scripted a debugging session: the agent reads `src/config.py`, runs the tests with a stand-in
 # `run_command` tool (the command fails, and says so in its output), and greps for `retries`. Later, asked about a
 # settings module, it tries to read `src/settings.py`, which does not exist. On the legacy engine that failed read
-# went down the error path with the `toolUseId` slip and got a 400. Here is the same script, the same tools and the
-# same prompts, on the rebuilt engine:
+# went down the error path with the `toolUseId` slip and got a 400. Here is the same script, the same prompts and the
+# same tools (`run_command` trimmed to the one answer the script needs), on the rebuilt engine:
 
 # %%
+from msgmodel import TextBlock
 from msgmodel.scripted import ScriptedModel
 from msgmodel.tools import Tool, ToolRegistry
 
-
-def run_command(command: str) -> str:
-    """Chapter 02's stand-in shell tool: it reports a failing command in its output."""
-    if "pytest" in command:
-        return ("exit code 1\nsrc/app.py:15: TypeError: 'str' object cannot be interpreted as an integer\n"
-                "!!! stopping after 1 failures !!!\n1 failed")
-    return f"exit code 127\nsh: {command.split()[0]}: command not found"
-
-shell = Tool("run_command", "Run a shell command in the project root; returns its exit code and output.",
-             {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}, run_command)
+FAILED_TESTS = "exit code 1\nsrc/app.py:15: TypeError: 'str' object cannot be interpreted as an integer\n1 failed"
+shell = Tool("run_command", "Run a shell command; returns its exit code and output.",  # chapter 02's stand-in
+             {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+             lambda command: FAILED_TESTS if "pytest" in command else "exit code 127")
 TURNS = [  # chapter 02's script, plus the answer its last turn never got to give
     [TextBlock("I'll read the config first."), ToolUseBlock("toolu_01", "read_file", {"path": "src/config.py"})],
     [TextBlock("Now the tests, with the variable set."),
@@ -281,12 +278,21 @@ TURNS = [  # chapter 02's script, plus the answer its last turn never got to giv
     "There is no settings module, so nothing overrides the default in src/config.py.",
 ]
 
+# %% [markdown]
+# A legend for the engine's API: `engine.run_sync(prompt)` runs one prompt to the model's final answer and returns a
+# `TurnResult`, with the answer in `.text` and everything that happened in `.events`: typed events such as
+# `AssistantMessage` (the model replied; `.message`) and `ToolResulted` (a tool ran; `.result` is its
+# `ToolResultBlock`). `block_to_api` shows one block in its wire shape.
+
 # %%
+from msgmodel import block_to_api
+from msgmodel.engine import ToolResulted
+
 engine = QueryEngine(local_client(ScriptedModel(TURNS)), tools=ToolRegistry([*TOOLS.values(), shell]))
 print(engine.run_sync("The tests fail when APP_RETRIES is set. Find out why.").text)
 turn = engine.run_sync("Before you fix it: does a settings module override the default?")
 (failed,) = [e.result for e in turn.events if isinstance(e, ToolResulted)]
-print("the failed read, on the wire:", to_api([tool_result_msg([failed])])[0]["content"][0])
+print("the failed read, on the wire:", block_to_api(failed))
 print(turn.text)
 
 # %% [markdown]
@@ -296,9 +302,11 @@ print(turn.text)
 # with step 30's local fix (copy #2), and with the new code. All three ask the same local model for the summary:
 
 # %%
+from msgmodel.legacy import summary30
+
 debugging = [*engine.history, user_text("Now fix config.py.")]
 summarize = summarizer_from_client(local_client())
-summaries = {
+summaries = {  # compact29.compact renders with summary30.transcript (step 30's bug) unless told otherwise
     "step 30": compact29.compact(to_api(debugging), 1, summarize)[0]["content"],
     "copy #2": compact29.compact(to_api(debugging), 1, summarize, render=summary30.transcript_fixed)[0]["content"],
     "new": compact(debugging, keep_recent=1, summarize=summarize)[0].content,
@@ -308,7 +316,9 @@ print(summaries["new"])
 # %% [markdown]
 # That is the new summary: every call with its arguments, every result, and the failed read marked `failed`.
 # Chapter 02 asked the summaries two questions the agent's next turn depends on. We add a third, about the
-# `is_error` flag. Each question is a small function over the summarizer's text format, as in chapter 02:
+# `is_error` flag. Each question is a small regex probe of the *stand-in summarizer's* format (the local model's
+# "Tool calls I can see" list), as in chapter 02. A real LLM writes free prose, which these probes would not parse;
+# with one, you would ask the questions of the model itself. What the probes measure is what reached the summary.
 
 # %%
 import re
@@ -338,16 +348,10 @@ for question in (which_file_was_read, which_command_failed_and_why, which_call_r
 # report and quietly misses the third: it drops `is_error`, so the failed read of `src/settings.py` reads like a
 # success. Only the new summary answers all three. It reads through `block_to_text`, the one renderer, which shows
 # every call and marks every failure.
-
-# %% [markdown]
-# And the `toolUseId` slip? A structured block cannot even hold the misspelled field. The constructor refuses it
-# when it is called, not three requests later on the server:
-
-# %%
-try:
-    tool_result_block(toolUseId="toolu_01", content="no such file", is_error=True)
-except TypeError as err:
-    print("TypeError:", err)
+#
+# And the `toolUseId` slip? A structured block cannot even hold the misspelled field: the constructor refuses it
+# when it is called, not three requests later on the server ([chapter 04](04_unified_model.ipynb), section 5, shows
+# both the `TypeError` and mypy's error).
 
 # %% [markdown]
 # ### The two bugs as regression tests
@@ -359,12 +363,19 @@ except TypeError as err:
 #   running each test against the legacy implementation.
 # * **They test the boundary, not one lucky point.** The step-29 bug appears only for some window sizes, so the test
 #   tries every `keep_recent`.
-# * **Their oracle is independent of the code under test.** "The API accepts it" is `validate`, which mirrors the
-#   API's rules and wording. It is not "what `compact` happens to return".
+# * **Their oracle is not the code under test.** For step 29, "the API accepts it" is `validate`, which mirrors the
+#   API's rules and wording; it is not "what `compact` happens to return". The step-30 test is weaker on this mark:
+#   it is a *golden-format* test that asserts `block_to_text`'s exact strings (`[call read_file(`,
+#   `[result (failed): …`), so it pins the format along with the facts, and a harmless change of format would fail
+#   it. A format-agnostic version would check only that each file path and command appears, and that the failed
+#   call's path appears together with some failure marker. Exercise 05.2 states it that way, as a property.
 #
 # Here are the two tests, written as plain functions so that we can run them against both implementations:
 
 # %%
+from msgmodel import transcript_of
+
+
 def test_step29_compaction_never_orphans_a_tool_result(compact_fn):
     for k in range(len(history) + 1):
         out = compact_fn(history, keep_recent=k, summarize=lambda transcript: "The earlier part.")
@@ -441,6 +452,8 @@ for name, impl in [("transcript_of", transcript_of),
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
+from msgmodel import ThinkingBlock
+
 
 @st.composite
 def agent_histories(draw):
@@ -496,10 +509,10 @@ show(h)
 print(validate(legacy_slicing(h, keep_recent=keep, summarize=lambda t: "S."))[0])
 
 # %% [markdown]
-# Three messages and `keep=1`: the smallest possible step-29 bug, found and minimized by a machine in a fraction of a
-# second. Chapter 01's 13-message conversation was one large instance of it. The full suite
-# (`tests/test_compact_properties.py`) runs the property over more than 10 000 pairs, using a richer generator
-# (`tests/strategies_conv.py`) that also stores turns one block per message, as Claude Code does.
+# Three messages and `keep=1`: the smallest possible step-29 bug, found and minimized by a machine. Chapter 01's
+# 13-message conversation was one large instance of it. The full suite (`tests/test_compact_properties.py`) runs
+# the property over more than 10 000 pairs, using a richer generator (`tests/strategies_conv.py`) that also stores
+# turns one block per message, as Claude Code does.
 
 # %% [markdown]
 # ### `repair`: mending a broken history, and saying what changed
@@ -510,6 +523,8 @@ print(validate(legacy_slicing(h, keep_recent=keep, summarize=lambda t: "S."))[0]
 # it, and neither does the engine. Here is one history with three classic breaks:
 
 # %%
+from msgmodel import TextBlock
+
 broken = [
     tool_result_msg([tool_result_block("toolu_00", "56")]),  # 0: orphan left behind by a slice
     user_text("Read src/app.py and src/config.py"),
@@ -520,23 +535,47 @@ broken = [
     assistant_msg([TextBlock("Now a search."), ToolUseBlock("toolu_03", "grep", {"pattern": "retries"})]),
     user_text("Are you still there?"),  # 6: the agent crashed before the grep's result was recorded
 ]
-for v in validate(broken):
-    print(f"{v.rule} (message {v.at.split('.')[1]}):\n    {v}")
 
 # %% [markdown]
-# `validate` lists every violation, and the first one is what the API would answer. Note `messages.3` in it: for the
-# `tool_use` check the API first merges consecutive messages of the same role, so that index counts turns (raw
-# messages 0–1 are one user turn, 3–4 another). `v.at` keeps the raw index. `repair` fixes all three breaks and says
-# how:
+# `ConversationView` (from `msgmodel.widgets`) shows what `validate` finds, on the messages themselves: the verdict
+# the API would give, every violation in the API's words, and each violation in red on the block it names, with a
+# tool call and its result sharing a numbered badge. In JupyterLab it is a live widget with a filter; on a static page
+# you see the same cards, and in plain text the summary below, where ✗ marks a message with a problem.
+#
+# One detail of the paths: for the `tool_use` check, `messages.N` counts *turns*, that is, consecutive messages of
+# the same role merged into one (raw messages 0–1 are one user turn, 3–4 another). So `messages.3` is the turn that
+# raw message 5 belongs to. That is msgmodel's reading of the API's indexing (question Q1 in `msgmodel/protocol.py`,
+# backed by one recording). Each violation also keeps the raw index, in `v.at`, which is how the view places it.
 
 # %%
+from msgmodel.widgets import ConversationView
+
+view = ConversationView(broken, title="broken")
+view
+
+# %% [markdown]
+# The checkbox above narrows the live view to the messages that have problems. Setting it from code does the same,
+# and `view.problems` says which messages (by raw index) carry a violation:
+
+# %%
+view.only_problems.value = True
+print(view.verdict.status, "| messages with problems:", sorted(view.problems))
+for v in view.verdict.violations:
+    print(f"  {v.rule:20} raw {v.at}")
+
+# %% [markdown]
+# `repair` fixes all three breaks and says how. `help(repair)` and the module docstring of `msgmodel.compact` list
+# every kind of note it can make.
+
+# %%
+from msgmodel.compact import repair
+
 repaired, notes = repair(broken)
 for note in notes:
     print(f"{note.kind:24} {note.text}")
-print("\nvalidate(repaired):", validate(repaired))
 
 # %%
-show(repaired)
+ConversationView(repaired, title="after repair")
 
 # %% [markdown]
 # The orphan went, and so did the message it left empty. The split result moved up next to its sibling. The
@@ -557,6 +596,9 @@ print("repair is idempotent:         ", repair(repaired) == (repaired, []))
 # that records the answer as fields:
 
 # %%
+from msgmodel import message_to_text
+from msgmodel.compact import compact_with_provenance
+
 c = compact_with_provenance(history, keep_recent=7, summarize=lambda t: "Read src/app.py.")
 print(f"replaced input messages {c.replaced[0]}..{c.replaced[1] - 1}; window starts at input message {c.kept_from}")
 for i, m in enumerate(c.messages):
@@ -565,8 +607,14 @@ for i, m in enumerate(c.messages):
     print(f"  compacted[{i}] ← {where:22} {m.role:9} {message_to_text(m)[:50]!r}")
 
 # %% [markdown]
-# `c.transcript` is exactly what the summarizer read, so a bad summary can be traced to its input. The `Compacted`
-# event of the engine carries the same information, as the before and after sizes and the new history.
+# `c.transcript` is exactly what the summarizer read, so a bad summary can be traced to its input:
+
+# %%
+print(c.transcript[:230], "…")
+
+# %% [markdown]
+# The engine reports each compaction as a `Compacted` event, with the sizes before and after and the new history.
+# The long run below counts those events.
 
 # %% [markdown]
 # ### A long run: twenty tool-using turns, compaction every few turns, no 400
@@ -579,8 +627,12 @@ for i, m in enumerate(c.messages):
 LONG = ["Read src/app.py", "What is (3 + 4) * 2 ** 3?", "Search for 'retries' in src/", "List the files in tests/",
         "Read src/missing.py", "Read README.md and setup.cfg", "What is 1/0?",
         "Where is 'APP_TIMEOUT' used? grep for it", "Please read tests/test_app.py", "Compute 2 ** 10 - 24"] * 2
+
+# %%
+from msgmodel.engine import AssistantMessage, Compacted
+
 engine = QueryEngine(local_client(), config=EngineConfig(compact_at_messages=12, keep_recent=3))
-tool_turns = failed_results = refused = invalid = 0
+tool_turns = failed_results = compacted_events = refused = invalid = 0
 for prompt in LONG:
     try:
         events = engine.run_sync(prompt).events
@@ -589,57 +641,75 @@ for prompt in LONG:
         continue
     tool_turns += sum(isinstance(e, AssistantMessage) and bool(tool_uses_of(e.message)) for e in events)
     failed_results += sum(isinstance(e, ToolResulted) and e.result.is_error for e in events)
+    compacted_events += sum(isinstance(e, Compacted) for e in events)
     invalid += validate([*engine.history, user_text("next")]) != []
 
 # %%
 for label, value in [("prompts", engine.turns), ("model calls", engine.model_calls),
                      ("tool-using turns", tool_turns), ("failed tool results", failed_results),
-                     ("compactions", engine.compactions), ("messages in the history now", len(engine.history)),
+                     ("compactions", engine.compactions), ("Compacted events", compacted_events),
+                     ("messages in the history now", len(engine.history)),
                      ("invalid histories", invalid), ("400s", refused)]:
     print(f"{label:28} {value:3}")
 
 # %% [markdown]
-# ### Chapter 03's scanner, re-run
+# ### Chapter 03's scanner, re-run on the whole package
 #
 # Chapter 03 measured the cause. It scanned `msgmodel/legacy` for every place that knows a block's shape: string
-# literals such as `"tool_result"`, key accesses such as `["content"]`, `.get("type")`. The same scanner, pointed at
-# the refactored modules, shows where that knowledge lives now:
+# literals such as `"tool_result"`, key accesses such as `["content"]`, `.get("type")`. Here the same scanner runs on
+# every module of the package except the exhibits themselves and the exercises, not on a hand-picked few:
 
 # %%
 from msgmodel.knowledge import scan_block_knowledge, tabulate
 
 before = scan_block_knowledge(msgmodel.legacy)
-after = scan_block_knowledge([msgmodel.message, msgmodel.compact, msgmodel.engine, msgmodel.api, msgmodel.storage])
-legacy_modules = [f"msgmodel.legacy.{m}" for m in ("compact29", "summary30", "engine", "api", "storage")]
-rebuilt_modules = ["msgmodel.compact", "msgmodel.engine", "msgmodel.api", "msgmodel.storage", "msgmodel.message"]
-rows = [*((m, [s for s in before if s.module == m]) for m in legacy_modules), ("all of msgmodel.legacy", before),
-        *((m, [s for s in after if s.module == m]) for m in rebuilt_modules), ("all five rebuilt modules", after)]
-print(f"{'module':26} {'by hand':>8} {'typed':>6}")
-for label, sites in rows:
-    print(f"{label:26} {sum(not s.typed for s in sites):8} {sum(s.typed for s in sites):6}")
+after = scan_block_knowledge(msgmodel, exclude=["msgmodel.legacy", "msgmodel.exercises"])
+
+
+def count_row(label, sites):
+    print(f"{label:28} {sum(not s.typed for s in sites):8} {sum(s.typed for s in sites):6}")
+
+# %%
+print(f"{'module':28} {'by hand':>8} {'typed':>6}")
+for scan, total in [(before, "all of msgmodel.legacy"), (after, "msgmodel, without legacy")]:
+    for module in dict.fromkeys(s.module for s in scan):
+        count_row(module, [s for s in scan if s.module == module])
+    count_row(total, scan)
 
 # %% [markdown]
 # "By hand" counts the sites a type checker cannot see: string keys such as `m["content"]`, `{"type": ...}` literals,
 # and kind tests on dict values. These are the sites that drift. "Typed" counts tests such as `b.type == "tool_use"`
 # on a typed block: mypy checks the literal against the union's tags, so a typo is an error, not a silent `False`.
+# Modules not listed have no site at all: the engine, storage, display, synth and the widgets read messages only
+# through the model.
 #
-# Before the refactor, 34 sites were spread over four modules, all by hand. After it, compaction has only typed tests,
-# and the engine and storage have none at all. Nearly all the hand-written knowledge is in `message.py`, in the
-# codec, where turning JSON into blocks and back is the job. Here is where the rest lives, by piece of knowledge:
+# The package total is not small, so read it by module:
+#
+# | module | by hand | why |
+# |---|---|---|
+# | `message.py` | 24 | the authority: its codec turns JSON into blocks and back, which is the job |
+# | `protocol.py` | 41 | the validator: it judges raw dicts as the API receives them, before any decoding |
+# | `claude_code.py` | 13 | another file format: Claude Code's JSONL records, before their blocks are decoded |
+# | `api.py` | 4 | the local server's wire layer (below) |
+# | `scripted.py`, `tools.py`, `cli.py` | 9 | request fields and JSON Schema, not blocks: the scanner over-counts |
+#
+# Is the validator's 41 a new copy of the knowledge? A follow-up question below takes that on.
+#
+# Compaction, the one layer that caused both bugs, has only typed tests. By piece of knowledge:
 
 # %%
 tabulate([s for s in after if not s.typed])
 
 # %% [markdown]
 # The four sites in `msgmodel.api` are the wire layer of the local *server*. It writes the API's response envelope
-# as JSON, which a server must do. It reads `to_api(...)[0]["content"]` twice, and a `block_to_api` reader in
-# `message.py` would absorb those two. Its `e["type"]` is the type of a stream event, not of a block: the scanner is
-# syntactic, so it over-counts a little.
+# as JSON, which a server must do. Two of its lines take one block's wire dict with the trick
+# `to_api([...])[0]["content"]`; `message.py` now has the reader for that, `block_to_api`, and switching those two
+# lines over removes two sites. Its `e["type"]` is the type of a stream event, not of a block.
 
 # %%
 for site in after:
     if site.module == "msgmodel.api" and not site.typed:
-        print(f"{site.where:12} {site.function:16} {site.code[:78]}")
+        print(f"{site.where:12} {site.function:16} {site.code.splitlines()[0][:80]}")
 
 # %% [markdown]
 # ## Follow-up questions
@@ -703,6 +773,29 @@ print("validate's first violation == the 400's text:", str(first) == legacy_400)
 print(f"{first.rule}: {first.hint}")
 
 # %% [markdown]
+# **"Your validator re-spells the wire shape on raw dicts: 41 by-hand sites in `protocol.py`. Isn't that copy N+1?"**
+#
+# No, because it answers a different question at a different place. `protocol.py` is boundary code: it must judge
+# *any* input the API could receive, including input the model cannot even represent (a misspelled field, a missing
+# id), and report it the way the API would. Decoding first would stop at the first shape error and lose the API's
+# answer. Its rules are the API's, not the model's, and it is tested against the API's verbatim errors, not against
+# `message.py`. The copies of chapter 03 were different: private re-implementations of the *model's* questions
+# ("where may a history start?"), each tested by nobody. Given the `toolUseId` slip as raw dicts, the decoder stops
+# at the first bad field; the validator lists what the API would say:
+
+# %%
+from msgmodel import DecodeError
+
+slip = [{"role": "user", "content": "Read x."},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "read_file", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "toolUseId": "toolu_01", "content": "boom"}]}]
+try:
+    from_api(slip)
+except DecodeError as err:
+    print("from_api stops at:", err)
+print("validate reports:", *validate(slip), sep="\n  ")
+
+# %% [markdown]
 # **"Where does the summary go, and why as a *user* message?"**
 #
 # The request must start with a user turn, and a summary is context the client supplies, not something the model
@@ -718,8 +811,9 @@ print([m.role for m in compacted[:3]], "→ validate:", validate(compacted))
 #
 # * **"Nothing to cut" is a real answer.** When no clean user start exists in the allowed range (one long tool loop
 #   since the first prompt), `compact` returns the history unchanged, and `Compaction.summarized` is `False`. An agent
-#   over its token budget must then ask again with a smaller `keep_recent` (`0` always cuts) or use a cheaper tier,
-#   such as clearing old tool outputs. The safe cut is sometimes no cut.
+#   over its token budget must then ask again with a smaller `keep_recent` or use a cheaper tier, such as clearing old
+#   tool outputs. (Only a direct `compact(..., keep_recent=0)` always cuts; `EngineConfig` refuses a `keep_recent`
+#   below 1.) The safe cut is sometimes no cut.
 # * **The summary is still lossy.** `transcript_of` keeps names, arguments, results and failures, but it cuts
 #   arguments at 200 characters and results at 500, marking each cut with `…`. A summarizer can drop facts that were
 #   in its input. The step-30 test checks the *input*. Checking the summary's *quality* needs evaluation, not a unit
@@ -733,8 +827,9 @@ print([m.role for m in compacted[:3]], "→ validate:", validate(compacted))
 #   are your only record of it, so log them. Never repair silently, and never on a path where a bug upstream should
 #   fail loudly instead.
 # * **The refactor is only as good as its enforcement.** One authority holds only while nobody writes a new private
-#   copy. `tests/test_legacy.py` fails if anything imports the exhibits. Chapter 03's scanner, run in CI, could also
-#   fail on any new block literal outside `message.py`.
+#   copy. `tests/test_legacy.py` fails if anything imports the exhibits, and chapter 03's scanner already runs in CI:
+#   `tests/test_knowledge.py::test_the_refactored_layers_hold_no_untyped_knowledge` fails if compaction, the engine,
+#   storage, display or synth gains a single by-hand site.
 # * **Keep the exhibits.** Chapters 01–02 need the bugs to stay reproducible, so `msgmodel/legacy` is pinned by its
 #   own tests ("if one fails because somebody fixed a legacy module, the fix belongs elsewhere").
 
@@ -756,46 +851,63 @@ print([m.role for m in compacted[:3]], "→ validate:", validate(compacted))
 #
 # The details, as the public record has them:
 #
-# * **Claude Code.** The notes name `adjustIndexToPreserveAPIInvariants()`, which moves the start index back, the
-#   same direction as `plan_compaction`, and keeps fragments that share a `message.id` together. Yet orphan 400s
-#   after compaction are reported again and again: `anthropics/claude-code#6836` (a meta issue, 150+ reports),
-#   `#8484`, `#14416`, and `#24670`, where `/compact` itself fails on `messages.0.content.0`. A rule in one place
-#   only helps if every path goes through that place.
+# * **Claude Code.** The notes name `adjustIndexToPreserveAPIInvariants()`, which moves the start index back, the same
+#   direction as `plan_compaction`, and keeps fragments that share a `message.id` together. Yet orphan 400s after
+#   compaction are reported again and again:
+#   [anthropics/claude-code#6836](https://github.com/anthropics/claude-code/issues/6836) (a meta issue, 150+ reports),
+#   [#8484](https://github.com/anthropics/claude-code/issues/8484),
+#   [#14416](https://github.com/anthropics/claude-code/issues/14416), and
+#   [#24670](https://github.com/anthropics/claude-code/issues/24670), where `/compact` itself fails on
+#   `messages.0.content.0`. A rule in one place only helps if every path goes through that place.
 # * **pydantic-ai.** Core `_clean_message_history` drops orphaned returns and synthesizes `outcome='interrupted'` ones
 #   before every request, the same repairs as ours, but silent and automatic. It came from
-#   `pydantic/pydantic-ai#4728`, which puts it well: "once a conversation is poisoned, it stays poisoned". The
-#   harness's `find_safe_cutoff` checks pairs only within `_TOOL_PAIR_SEARCH_RANGE = 5` messages of the cut.
+#   [pydantic/pydantic-ai#4728](https://github.com/pydantic/pydantic-ai/issues/4728), which puts it well: "once a
+#   conversation is poisoned, it stays poisoned". The harness's `find_safe_cutoff` checks pairs only within
+#   `_TOOL_PAIR_SEARCH_RANGE = 5` messages of the cut.
 # * **LangChain.** `trim_messages` has no pairing logic. `SummarizationMiddleware`'s cutoff was rewritten three times,
-#   and the last version was still buggy for mixed runs (`langchain-ai/langchain#38352`, orphan `ToolMessage`s and a
+#   and the last version was still buggy for mixed runs
+#   ([langchain-ai/langchain#38352](https://github.com/langchain-ai/langchain/issues/38352), orphan `ToolMessage`s and a
 #   400). Each version was a local heuristic. None states the invariant as a test.
 # * **openai-agents.** `SessionSettings(limit=n)` passed an unmatched `function_call_output`
-#   (`openai/openai-agents-python#4322`). PR #4324 prunes orphaned outputs afterwards: a repair, with no report.
-# * **Microsoft Agent Framework** (`_compaction.py`) trims whole groups, so a pair cannot be split by construction,
-#   and records which messages a summary replaced as metadata. That is the closest to our `Compaction.replaced`.
+#   ([openai/openai-agents-python#4322](https://github.com/openai/openai-agents-python/issues/4322)). [PR
+#   #4324](https://github.com/openai/openai-agents-python/pull/4324) prunes orphaned outputs afterwards: a repair, with
+#   no report.
+# * **Microsoft Agent Framework** (`_compaction.py`) trims whole groups, so a pair cannot be split by construction, and
+#   records which messages a summary replaced as metadata. That is the closest to our `Compaction.replaced`.
 #
-# Four public fixes match this chapter's moves. `mastra-ai/mastra` PR #16201 verified eight orphan scenarios live,
-# 400 before and 200 after: a replay. `dynamiq-ai/dynamiq` PR #742 added tests that a split never leaves an orphan
-# tool message: a regression test. `NousResearch/hermes-agent` PR #9661 (closed) measured one-line tool summaries at
-# 24/24 key facts kept, against 0/24 for cleared outputs: step 30, measured. `vertesia/llumiverse` PR #463 merges
-# split results *before* it drops orphans, so parallel results are not lost. `repair` gets the same effect: it reads
-# every user message after a turn as that turn's answer, so the split result above was moved up
-# (`merged_split_results`), although `validate` had called it an orphan.
+# Four public fixes match this chapter's moves. [mastra-ai/mastra PR
+# #16201](https://github.com/mastra-ai/mastra/pull/16201) verified eight orphan scenarios live, 400 before and 200
+# after: a replay. [dynamiq-ai/dynamiq PR #742](https://github.com/dynamiq-ai/dynamiq/pull/742) added tests that a split
+# never leaves an orphan tool message: a regression test. [NousResearch/hermes-agent PR
+# #9661](https://github.com/NousResearch/hermes-agent/pull/9661) (closed) measured one-line tool summaries at 24/24 key
+# facts kept, against 0/24 for cleared outputs: step 30, measured. [vertesia/llumiverse PR
+# #463](https://github.com/vertesia/llumiverse/pull/463) merges split results *before* it drops orphans, so parallel
+# results are not lost. `repair` gets the same effect: it reads every user message after a turn as that turn's answer,
+# so the split result above was moved up (`merged_split_results`), although `validate` had called it an orphan.
 
 # %% [markdown]
 # ## One-line summary
 #
 # **Once every module builds and reads messages through `message.py`, each fix lives in exactly one place, and a
-# replay, a regression test that fails on the old code, and a property over every window size prove both bugs are
-# gone and keep them gone.**
+# replay, a regression test that fails on the old code, and a property over every window size are the evidence that
+# both bugs are gone and stay gone.**
 
 # %% [markdown]
 # ## Exercises
 #
-# **05.1: write the regression test.** Write `regression(compact_fn)`. It must raise `AssertionError` if
-# `compact_fn`, called like `compact(history, keep_recent=k, summarize=...)`, ever returns a version of this
-# chapter's `history` (chapter 01's conversation) that the API would refuse. It must pass on a correct compactor.
-# The checker runs your test against `msgmodel.compact.compact` and against two buggy compactors. One of them is only
-# wrong for some window sizes.
+# **05.1: write the regression test for the forward cut.** The first follow-up question showed a second bug in
+# step 29's local fix: moving the cut *forward* breaks `keep_recent`'s promise, and can leave the summary alone. Pin
+# it. Write `regression(compact_fn)`, which raises `AssertionError` if `compact_fn`, called like
+# `compact(LONG_LOOP, keep_recent=k, summarize=...)`, ever fails to end with the last `k` messages of `LONG_LOOP`,
+# unchanged. It must pass on a correct compactor (which may keep *more* than `k`). The checker runs your test
+# against `msgmodel.compact.compact` and two buggy compactors; one of them is wrong for a single window size.
+
+# %%
+from msgmodel.exercises import check, reveal
+from msgmodel.exercises.ch05 import LONG_LOOP
+
+for i, m in enumerate(LONG_LOOP):
+    print(f"{i:2} {m.role:9} {message_to_text(m)[:60]}")
 
 # %%
 def regression(compact_fn):
@@ -822,9 +934,20 @@ check("05.2", faithful)
 # Stuck? `print(reveal("05.2"))` shows a reference solution.
 #
 # **05.3: predict `repair`'s notes.** Here is another broken history. Without running `repair` on it, list the
-# `kind`s of the notes it will report, in order. The kinds are `dropped_empty_message`, `dropped_duplicate_message`,
-# `dropped_duplicate_tool_use`, `dropped_orphan_result`, `dropped_duplicate_result`, `merged_split_results`,
-# `moved_results_first`, `split_assistant_turn` and `answered_dangling_call`.
+# `kind`s of the notes it will report, in order. The repair section showed three of the kinds; here are all nine
+# (the module docstring of `msgmodel.compact`, "The repair, exactly", has the precise rules):
+#
+# | kind | what `repair` did |
+# |---|---|
+# | `dropped_empty_message` | dropped a message with no content (or one left empty by another repair) |
+# | `dropped_duplicate_message` | dropped a message with tool blocks that repeats the one before it exactly |
+# | `dropped_duplicate_tool_use` | dropped a `tool_use` whose id an earlier call already has |
+# | `split_assistant_turn` | put a results message between two parts of an assistant turn |
+# | `merged_split_results` | moved a turn's results from a later user message up to the first |
+# | `moved_results_first` | moved the `tool_result` blocks before the other content of their message |
+# | `dropped_orphan_result` | dropped a result for an id the turn before did not call |
+# | `dropped_duplicate_result` | dropped a second result for the same id |
+# | `answered_dangling_call` | answered a call that had no result with an `is_error` result |
 
 # %%
 from IPython.display import display
@@ -833,6 +956,8 @@ from msgmodel import tool_results_of
 from msgmodel.exercises.ch05 import REPAIR_PUZZLE
 
 display(show(REPAIR_PUZZLE))
+
+# %%
 for i, m in enumerate(REPAIR_PUZZLE):  # the ids that link calls and results
     calls, answers = [u.id for u in tool_uses_of(m)], [r.tool_use_id for r in tool_results_of(m)]
     print(f"{i}  {m.role:9}  calls {calls}  answers {answers}")
