@@ -255,7 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         from bench.report import write_markdown
 
-        write_markdown(results, HERE / "RESULTS.md")
+        analysis = HERE / "analysis.md"
+        notes = analysis.read_text() if analysis.exists() else ""
+        write_markdown(results, HERE / "RESULTS.md", notes)
     return 0
 
 
