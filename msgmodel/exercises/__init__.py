@@ -115,6 +115,11 @@ def is_placeholder(answer: object) -> bool:
         try:
             tree = ast.parse(textwrap.dedent(inspect.getsource(answer)))
         except (OSError, TypeError, SyntaxError):
+            # A class defined in a notebook cell has no source to read: judge it by what it
+            # declares (no annotations and no attributes of its own means nothing written).
+            if inspect.isclass(answer):
+                own = {k for k in vars(answer) if not (k.startswith("__") and k.endswith("__"))}
+                return not own and not getattr(answer, "__annotations__", None)
             return False
         node = tree.body[0] if tree.body else None
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
