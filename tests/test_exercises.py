@@ -46,6 +46,7 @@ def test_a_placeholder_is_not_attempted_and_gives_nothing_away() -> None:
         assert not verdict.passed
         assert verdict.hint == "not attempted yet. Task: write is_even(n)"
         assert repr(verdict) == "· exercise 99.1: not attempted yet. Task: write is_even(n)"
+
     class Empty:
         """Fields go here."""
 
