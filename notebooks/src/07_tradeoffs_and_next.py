@@ -12,7 +12,8 @@
 # *Chapters 01–06 made the case for one authoritative message model and defended each decision in it. This last
 # chapter asks what that case costs, and when it does not apply. It sets `message.py` beside the other ways
 # Python can model the same data, then runs the next two steps of the original series on top of it: an event
-# stream and extended thinking. It ends with a real Claude Code session and a reading list.*
+# stream and extended thinking. It ends with a Claude Code session file (built to the documented format and
+# shipped in the repo) and a reading list.*
 
 # %% [markdown]
 # ## What
@@ -27,7 +28,7 @@
 #    and how fast each decodes a generated session of 3,000 messages.
 # 3. **What comes next, on the same foundation.** Step 32 turns the agent loop's callbacks into an async event stream
 #    with a fold law. Step 33 turns on extended thinking. Neither changes `message.py`.
-# 4. **A real session.** We import the Claude Code transcript shipped with the package, see what was kept and
+# 4. **A Claude Code session.** We import the Claude Code transcript shipped with the package, see what was kept and
 #    skipped, and check it with `python -m msgmodel check`.
 #
 # Afterwards you can say when you would *not* write a `message.py`, choose a modelling library and defend the
@@ -869,12 +870,13 @@ print("ThinkingBlock's docstring:", ThinkingBlock.__doc__.splitlines()[0])
 # function of five
 # lines, and nothing in the model.
 #
-# ### 5. A real session: Claude Code's transcript
+# ### 5. A Claude Code session transcript
 #
 # Claude Code writes each session to a JSONL file, one line per event. The project notes
 # ([claude-code-transcripts.md](../docs/claude-code-transcripts.md)) describe the format as observed. It is third-party
 # and changes between versions.
-# The package ships a small real-shaped session: Claude Code 2.1.x, a coding task, compacted once, and copied
+# The package ships a small session built to that format (not a captured transcript):
+# Claude Code 2.1.x, a coding task, compacted once, and copied
 # while the agent was still working. `import_claude_code` rebuilds the Messages-API view of it, which is what the
 # model actually saw.
 
