@@ -79,6 +79,9 @@ SCENARIOS: Final[dict[str, str]] = {
 }
 
 _ANSWERS: Final[dict[str, str]] = {"a": "now", "b": "premature", "c": "wait", "d": "wait", "e": "now"}
+# (d) has one authority already and no drift, so the diagram's answer is "leave it", which the three verdicts
+# do not offer: "wait" and "premature" are both defensible; only "now" is wrong.
+_ALSO_ACCEPTED: Final[dict[str, frozenset[str]]] = {"d": frozenset({"premature"})}
 
 _WHY: Final[dict[str, str]] = {
     "a": (
@@ -94,8 +97,9 @@ _WHY: Final[dict[str, str]] = {
         "Write it down; consolidate the day the difference confuses someone or reaches a model."
     ),
     "d": (
-        "(d) is 'wait': the authority already exists and keeps images losslessly. A struct earns its place "
-        "when code must read or enforce a kind's fields (as with thinking's signature), not for completeness."
+        "(d) calls for 'wait' or 'premature' (both accepted): the authority already exists and keeps images "
+        "losslessly, and the API never sends an image back that you must replay. A struct earns its place when "
+        "code must read or enforce a kind's fields (as with thinking's signature), not for completeness."
     ),
     "e": (
         "(e) is 'now': two hand-built copies of a wire shape, and one already cost a production 400. "
@@ -117,7 +121,11 @@ def _check_verdicts(answer: Any) -> str | None:
         value = answer[key]
         if value not in VERDICTS:
             return f"({key}): {value!r} is not a verdict; use one of {', '.join(repr(v) for v in VERDICTS)}."
-    wrong = [key for key in sorted(_ANSWERS) if answer[key] != _ANSWERS[key]]
+    wrong = [
+        key
+        for key in sorted(_ANSWERS)
+        if answer[key] != _ANSWERS[key] and answer[key] not in _ALSO_ACCEPTED.get(key, frozenset())
+    ]
     if wrong:
         key = wrong[0]
         more = f" ({len(wrong) - 1} more to reconsider.)" if len(wrong) > 1 else ""
