@@ -36,7 +36,7 @@ Constructors (the only way the package builds messages)
 
 Readers (the only way the package reads them)
     ``blocks_of``, ``text_of``, ``tool_uses_of``, ``tool_results_of``,
-    ``is_tool_result_message``, ``is_clean_user_start``, ``block_to_text``,
+    ``is_tool_result_message``, ``is_clean_user_start``, ``block_to_text``, ``result_text``,
     ``message_to_text``, ``transcript_of``.
 
 Codec
@@ -75,6 +75,7 @@ __all__ = [
     "is_clean_user_start",
     "is_tool_result_message",
     "message_to_text",
+    "result_text",
     "text_of",
     "to_api",
     "to_json",
@@ -373,10 +374,15 @@ def _json_text(value: object) -> str:
     return msgspec.json.encode(value).decode()
 
 
-def _result_text(content: str | list[ContentBlock]) -> str:
+def result_text(b: ToolResultBlock) -> str:
+    """A tool result's output as text, without the ``[result: …]`` label of ``block_to_text``.
+
+    String content as itself; block content rendered block by block, joined by spaces.
+    """
+    content = b.content
     if isinstance(content, str):
         return content
-    return " ".join(t for t in (block_to_text(b) for b in content) if t)
+    return " ".join(t for t in (block_to_text(c) for c in content) if t)
 
 
 def _opaque_to_text(b: OpaqueBlock) -> str:
@@ -412,7 +418,7 @@ def block_to_text(b: ContentBlock) -> str:
             return f"[call {b.name}({_cut(_json_text(b.input), ARGS_LIMIT)})]"
         case ToolResultBlock():
             label = "result (failed)" if b.is_error else "result"
-            return f"[{label}: {_cut(_result_text(b.content), RESULT_LIMIT)}]"
+            return f"[{label}: {_cut(result_text(b), RESULT_LIMIT)}]"
         case ThinkingBlock():
             return ""
         case OpaqueBlock():

@@ -48,13 +48,13 @@ from msgmodel.message import (
     Message,
     TextBlock,
     ThinkingBlock,
-    ToolResultBlock,
     ToolUseBlock,
     block_to_text,
     blocks_from_api,
     from_api,
     is_tool_result_message,
     message_to_text,
+    result_text,
     text_of,
     tool_results_of,
     tool_uses_of,
@@ -222,13 +222,6 @@ def _arguments(schema: Mapping[str, Any], wanted: Sequence[tuple[Sequence[str], 
     return args
 
 
-def _result_text(b: ToolResultBlock) -> str:
-    # TODO(message.py): candidate reader — the text of a tool result, without the "[result: …]" label.
-    if isinstance(b.content, str):
-        return b.content
-    return " ".join(t for t in (block_to_text(c) for c in b.content) if t)
-
-
 def _last_user_text(messages: Sequence[Message]) -> str:
     for m in reversed(messages):
         if m.role == "user":
@@ -319,7 +312,7 @@ def _report_results(messages: Sequence[Message]) -> str:
         # Named as `name(args)`, not in the `[call ...]` form of block_to_text: this answer goes
         # back into the conversation, and a summary must not count a report as another call.
         what = f"{use.name}({_cut(msgspec.json.encode(use.input).decode())})" if use is not None else r.tool_use_id
-        text = _result_text(r)
+        text = result_text(r)
         first = text.strip().splitlines()[0] if text.strip() else "(empty)"
         n_lines = len(text.splitlines())
         if r.is_error:

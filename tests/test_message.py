@@ -1144,3 +1144,12 @@ def test_decode_error_survives_pickling() -> None:
     err = DecodeError("$[0].role", "expected 'user' or 'assistant'", source="a.json")
     back = pickle.loads(pickle.dumps(err))
     assert (back.path, back.expected, back.source, str(back)) == (err.path, err.expected, err.source, str(err))
+
+
+def test_result_text_is_the_output_without_its_label() -> None:
+    from msgmodel import result_text
+
+    assert result_text(tool_result_block("t", "line 1\nline 2")) == "line 1\nline 2"
+    listed = tool_result_block("t", [TextBlock("a"), OpaqueBlock({"type": "image", "source": {}}), TextBlock("b")])
+    assert result_text(listed) == "a [image] b"
+    assert block_to_text(listed) == "[result: a [image] b]"
