@@ -103,8 +103,7 @@ from msgmodel.message import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
-    assistant_msg,
-    to_api,
+    block_to_api,
 )
 from msgmodel.protocol import validate_request
 from msgmodel.scripted import Model, RuleModel, signature_for
@@ -285,29 +284,23 @@ def _chunks(s: str) -> list[str]:
     return [s[i : i + _DELTA_CHARS] for i in range(0, len(s), _DELTA_CHARS)]
 
 
-def _wire(block: ContentBlock) -> dict[str, Any]:
-    """One block in its wire form, by the codec of ``msgmodel.message``."""
-    wire: dict[str, Any] = to_api([assistant_msg([block])])[0]["content"][0]
-    return wire
-
-
 def _block_events(index: int, block: ContentBlock) -> list[dict[str, Any]]:
     """The events that stream one content block: its empty start, its deltas, its stop."""
     deltas: list[dict[str, Any]]
     match block:
         case TextBlock():
-            start = _wire(TextBlock("", extra=block.extra))
+            start = block_to_api(TextBlock("", extra=block.extra))
             deltas = [{"type": "text_delta", "text": c} for c in _chunks(block.text)]
         case ThinkingBlock():
-            start = _wire(ThinkingBlock("", signature="", extra=block.extra))
+            start = block_to_api(ThinkingBlock("", signature="", extra=block.extra))
             deltas = [{"type": "thinking_delta", "thinking": c} for c in _chunks(block.thinking)]
             deltas.append({"type": "signature_delta", "signature": block.signature or ""})
         case ToolUseBlock():
-            start = _wire(ToolUseBlock(id=block.id, name=block.name, input={}, extra=block.extra))
+            start = block_to_api(ToolUseBlock(id=block.id, name=block.name, input={}, extra=block.extra))
             partial = _ENCODER.encode(block.input).decode()
             deltas = [{"type": "input_json_delta", "partial_json": c} for c in _chunks(partial)]
         case ToolResultBlock() | OpaqueBlock():  # kinds the SDK does not stream piecewise: whole in the start
-            start, deltas = _wire(block), []
+            start, deltas = block_to_api(block), []
         case _:
             assert_never(block)
     return [
@@ -365,7 +358,7 @@ def handle_messages(
     request = checked
     try:
         blocks = _signed(list((model if model is not None else RuleModel()).respond(request)), request)
-        content = to_api([assistant_msg(blocks)])[0]["content"]
+        content = [block_to_api(b) for b in blocks]
         _ENCODER.encode(content)  # a model's block that is not JSON fails here, as the model's fault
     except DecodeError as e:  # the validator accepted a history the codec cannot read
         return error_response(400, "invalid_request_error", str(e), request_id=request_id)

@@ -690,7 +690,7 @@ for scan, total in [(before, "all of msgmodel.legacy"), (after, "msgmodel, witho
 # | `message.py` | 24 | the authority: its codec turns JSON into blocks and back, which is the job |
 # | `protocol.py` | 41 | the validator: it judges raw dicts as the API receives them, before any decoding |
 # | `claude_code.py` | 13 | another file format: Claude Code's JSONL records, before their blocks are decoded |
-# | `api.py` | 4 | the local server's wire layer (below) |
+# | `api.py` | 2 | the local server's wire layer (below) |
 # | `scripted.py`, `tools.py`, `cli.py` | 9 | request fields and JSON Schema, not blocks: the scanner over-counts |
 #
 # Is the validator's 41 a new copy of the knowledge? A follow-up question below takes that on.
@@ -701,10 +701,9 @@ for scan, total in [(before, "all of msgmodel.legacy"), (after, "msgmodel, witho
 tabulate([s for s in after if not s.typed])
 
 # %% [markdown]
-# The four sites in `msgmodel.api` are the wire layer of the local *server*. It writes the API's response envelope
-# as JSON, which a server must do. Two of its lines take one block's wire dict with the trick
-# `to_api([...])[0]["content"]`; `message.py` now has the reader for that, `block_to_api`, and switching those two
-# lines over removes two sites. Its `e["type"]` is the type of a stream event, not of a block.
+# The two sites in `msgmodel.api` are the wire layer of the local *server*. It writes the API's response envelope
+# as JSON, which a server must do; its blocks go out through `message.py`'s `block_to_api`. Its `e["type"]` is the
+# type of a stream event, not of a block.
 
 # %%
 for site in after:
