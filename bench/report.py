@@ -39,7 +39,7 @@ def write_markdown(results: dict[str, Any], path: Path, notes: str = "") -> None
         f"- Machine: {m['platform']} ({m['processor']}), Python {m['python']}, 2 cores",
         f"- Versions: msgmodel {m['msgmodel']}, msgspec {m['msgspec']}, pydantic {m['pydantic']}, "
         f"anthropic {m['anthropic']}",
-        f"- Session: {results['messages']:,} generated messages (`msgmodel.synth.synth_session`), "
+        f"- Session: {results['messages']:,} generated messages (`msgmodel.course.synth.synth_session`), "
         f"{results['json_mb']:.1f} MB of JSON; whole run {results['total_s']:.0f} s",
         "",
         "| goal | result | |",

@@ -35,7 +35,7 @@ from typing import Any
 
 import msgmodel
 from msgmodel import from_json, to_json, transcript_of
-from msgmodel.synth import synth_session
+from msgmodel.course.synth import synth_session
 
 HERE = Path(__file__).resolve().parent
 
@@ -125,7 +125,7 @@ def p1_decode(data: bytes, rounds: int) -> dict[str, Any]:
 
 
 def p2_validate(data: bytes, rounds: int) -> dict[str, Any]:
-    from msgmodel.protocol import validate
+    from msgmodel.core.protocol import validate
 
     raw = json.loads(data)
     msgs = from_json(data)
@@ -142,7 +142,7 @@ def p2_validate(data: bytes, rounds: int) -> dict[str, Any]:
 
 
 def p3_linear(sizes: list[int], rounds: int) -> dict[str, Any]:
-    from msgmodel.compact import compact
+    from msgmodel.core.compact import compact
 
     def summarize(transcript: str) -> str:
         return f"summary of {len(transcript)} characters"

@@ -1,13 +1,13 @@
 """msgmodel: one authoritative content model for LLM agent chat messages.
 
-``import msgmodel`` gives the model (``msgmodel.message``): the blocks, ``Message``, the
-constructors, the readers and the codec. The validator (``msgmodel.protocol``) and the
+``import msgmodel`` gives the model (``msgmodel.core.message``): the blocks, ``Message``, the
+constructors, the readers and the codec. The validator (``msgmodel.core.protocol``) and the
 heavier layers (compaction, the local API, the engine, storage, widgets) are imported
 from their own modules; the ``anthropic`` SDK and ipywidgets are imported only where a
 client or a widget is made.
 """
 
-from msgmodel.message import (
+from msgmodel.core.message import (
     ARGS_LIMIT,
     RESULT_LIMIT,
     ContentBlock,

@@ -7,7 +7,7 @@ Each chapter ``notebooks/NN_*.ipynb`` is converted as committed: the outputs are
 ``make notebooks`` executed, nothing is re-executed. nbconvert's ``lab`` template does the
 conversion, with three changes:
 
-* Widget outputs. A ``msgmodel.widgets`` widget carries a static ``text/html`` rendering of
+* Widget outputs. A ``msgmodel.course.widgets`` widget carries a static ``text/html`` rendering of
   its state next to its widget view; the page shows that rendering. Its callbacks are
   Python, so without a kernel the live widget could only show a slider that changes
   nothing, while the static rendering shows the same state and reads well offline. Any
@@ -15,7 +15,7 @@ conversion, with three changes:
   by ``@jupyter-widgets/html-manager`` from a CDN when the page is online), followed by
   its ``text/plain`` repr, which is hidden once the live widget has rendered.
 * Links. ``NN_name.ipynb#anchor`` becomes ``NN_name.html#anchor``; a link that leaves the
-  notebooks folder (``../msgmodel/compact.py``) gets one more ``../`` so that it still
+  notebooks folder (``../msgmodel/core/compact.py``) gets one more ``../`` so that it still
   resolves from ``build/site/`` inside a checkout.
 * A bar at the top of every page links to the series index.
 

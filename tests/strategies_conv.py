@@ -1,8 +1,8 @@
 """Hypothesis strategies for whole conversations: valid agent histories, and broken ones.
 
 ``valid_conversations()``
-    Histories the API accepts (``msgmodel.protocol.validate`` returns ``[]``), built with
-    ``msgmodel.message``'s constructors: one or more *episodes*, each a user prompt (a
+    Histories the API accepts (``msgmodel.core.protocol.validate`` returns ``[]``), built with
+    ``msgmodel.core.message``'s constructors: one or more *episodes*, each a user prompt (a
     string or a list of text blocks), then a tool loop of assistant turns (optional signed
     thinking first, optional text, one to three parallel ``tool_use`` blocks) each answered
     by one user message of results (string or block-list content, some ``is_error``,
@@ -38,7 +38,7 @@ from typing import Any, Final
 from hypothesis import note
 from hypothesis import strategies as st
 
-from msgmodel.message import (
+from msgmodel.core.message import (
     ContentBlock,
     Message,
     TextBlock,

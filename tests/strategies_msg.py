@@ -1,6 +1,6 @@
 """Hypothesis strategies for the message model: blocks, messages, message lists and raw JSON.
 
-Everything here builds values through ``msgmodel.message``'s own types and constructors;
+Everything here builds values through ``msgmodel.core.message``'s own types and constructors;
 the only hand-written dicts are the payloads of ``OpaqueBlock``s (kinds the model does not
 interpret, which is the point) and the arbitrary JSON used to attack the decoder.
 
@@ -20,7 +20,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from msgmodel.message import (
+from msgmodel.core.message import (
     ContentBlock,
     Message,
     OpaqueBlock,

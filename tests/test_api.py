@@ -1,6 +1,6 @@
 """The local Messages API in-process: the handler, the deterministic models, and the official SDK on top.
 
-Everything goes through ``anthropic.Anthropic`` wired to ``msgmodel.api.local_client`` (a
+Everything goes through ``anthropic.Anthropic`` wired to ``msgmodel.api.server.local_client`` (a
 mock transport, no socket) unless a test is about the bare handler.
 """
 
@@ -20,7 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies_conv import broken_conversations, valid_conversations
 
-from msgmodel.api import (
+from msgmodel.api.demo_tools import DEMO_FILES, demo_registry
+from msgmodel.api.scripted import RuleModel, ScriptedModel
+from msgmodel.api.server import (
     BASE_URL,
     LocalAPI,
     Response,
@@ -30,7 +32,7 @@ from msgmodel.api import (
     is_local,
     local_client,
 )
-from msgmodel.message import (
+from msgmodel.core.message import (
     ContentBlock,
     Message,
     OpaqueBlock,
@@ -48,9 +50,8 @@ from msgmodel.message import (
     transcript_of,
     user_text,
 )
-from msgmodel.protocol import validate_request
-from msgmodel.scripted import RuleModel, ScriptedModel
-from msgmodel.tools import DEMO_FILES, demo_registry, run_tool, tools_param
+from msgmodel.core.protocol import validate_request
+from msgmodel.core.tools import run_tool, tools_param
 
 MODEL = "claude-haiku-4-5"
 TOOLS: Any = tools_param(demo_registry())  # typed Any: the SDK's TypedDict params would reject plain dicts
@@ -531,7 +532,7 @@ def test_client_with_a_key_is_the_real_api_and_never_shows_the_key(
 
 
 def test_importing_the_api_module_stays_light() -> None:
-    code = "import sys, msgmodel.api; print(sorted({'anthropic', 'httpx2'} & set(sys.modules)))"
+    code = "import sys, msgmodel.api.server; print(sorted({'anthropic', 'httpx2'} & set(sys.modules)))"
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip() == "[]"

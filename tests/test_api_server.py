@@ -1,6 +1,6 @@
 """The local Messages API over HTTP on 127.0.0.1, driven by the official SDK and by raw requests.
 
-Each test runs ``msgmodel.api.make_server(0, ...)`` in a thread and stops it cleanly. No
+Each test runs ``msgmodel.api.server.make_server(0, ...)`` in a thread and stops it cleanly. No
 traffic leaves the loopback interface.
 """
 
@@ -24,8 +24,9 @@ import httpx2
 import msgspec
 import pytest
 
-from msgmodel.api import LocalServer, configure_serve, make_server, run_serve
-from msgmodel.message import (
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.api.server import LocalServer, configure_serve, make_server, run_serve
+from msgmodel.core.message import (
     Message,
     assistant_msg,
     blocks_from_api,
@@ -34,7 +35,7 @@ from msgmodel.message import (
     tool_result_msg,
     user_text,
 )
-from msgmodel.tools import demo_registry, tools_param
+from msgmodel.core.tools import tools_param
 
 MODEL = "claude-haiku-4-5"
 TOOLS: Any = tools_param(demo_registry())  # typed Any: the SDK's TypedDict params would reject plain dicts
@@ -268,7 +269,7 @@ def test_assistant_history_round_trips_through_the_server(server: LocalServer) -
 def test_serve_runs_until_interrupted_and_exits_cleanly() -> None:
     """``serve`` in its own process: it prints its URL, answers, and stops on Ctrl-C (SIGINT)."""
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
-    code = "from msgmodel.api import serve; serve(0)"
+    code = "from msgmodel.api.server import serve; serve(0)"
     proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stderr is not None

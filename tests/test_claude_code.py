@@ -1,4 +1,4 @@
-"""Tests for msgmodel.claude_code: Claude Code transcripts to the Messages-API view.
+"""Tests for msgmodel.core.claude_code: Claude Code transcripts to the Messages-API view.
 
 The transcripts are built to the documented format (docs/claude-code-transcripts.md) by
 ``tests/fixtures/claude_code/build.py``; each edge case the notes list has a named test here.
@@ -17,8 +17,8 @@ from fixtures.claude_code.build import LAST, Transcript, text, thinking, tool_re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from msgmodel import storage
-from msgmodel.claude_code import (
+from msgmodel.core import storage
+from msgmodel.core.claude_code import (
     ClaudeCodeError,
     ClaudeCodeSession,
     Scope,
@@ -27,7 +27,7 @@ from msgmodel.claude_code import (
     is_claude_code_session,
     sample_session_path,
 )
-from msgmodel.message import (
+from msgmodel.core.message import (
     Message,
     OpaqueBlock,
     ThinkingBlock,
@@ -40,8 +40,8 @@ from msgmodel.message import (
     tool_uses_of,
     user_text,
 )
-from msgmodel.protocol import validate
-from msgmodel.synth import synth_session
+from msgmodel.core.protocol import validate
+from msgmodel.course.synth import synth_session
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
 V1_0 = FIXTURES / "v1_0_session.jsonl"
@@ -646,7 +646,7 @@ def test_absurdly_deep_lines_are_skipped_not_crashed_on(tmp_path: Path, monkeypa
         raise RecursionError("maximum recursion depth exceeded")
 
     # Content nested just below msgspec's limit overflows the block walker's stack instead.
-    monkeypatch.setattr("msgmodel.claude_code.blocks_from_api", too_deep)
+    monkeypatch.setattr("msgmodel.core.claude_code.blocks_from_api", too_deep)
     s = import_claude_code(path)
     assert s.messages == [user_text("Hi")]
     assert [(k.line, k.code, k.reason) for k in s.skipped] == [
@@ -680,7 +680,7 @@ def test_a_repeated_uuid_is_skipped(tmp_path: Path) -> None:
     [
         (b"", "the file is empty"),
         (b"\n\n", "the file is empty"),
-        (b'{"role": "user", "content": "hi"}\n', "a msgmodel session? read it with msgmodel.storage.load"),
+        (b'{"role": "user", "content": "hi"}\n', "a msgmodel session? read it with msgmodel.core.storage.load"),
         (b'[{"role": "user", "content": "hi"}]\n', "JSON array"),
         (b"hello world\n", "the first line is not JSON"),
         (b'{"type": "message", "role": "assistant", "content": []}\n', "a msgmodel session?"),
@@ -702,7 +702,7 @@ def test_a_file_that_is_not_a_claude_code_session_raises(tmp_path: Path, content
 def test_a_msgmodel_session_is_refused_with_a_pointer_to_storage(tmp_path: Path) -> None:
     path = tmp_path / "ours.jsonl"
     storage.save(path, synth_session(6, seed=2))
-    with pytest.raises(ClaudeCodeError, match=r"msgmodel\.storage\.load"):
+    with pytest.raises(ClaudeCodeError, match=r"msgmodel\.core\.storage\.load"):
         import_claude_code(path)
 
 

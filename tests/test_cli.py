@@ -1,6 +1,6 @@
 """Tests of ``python -m msgmodel check``: formats told by content, output, --json, exit codes, bad input.
 
-Most tests call ``msgmodel.cli.main`` in-process (fast); a few run the real command in a
+Most tests call ``msgmodel.core.cli.main`` in-process (fast); a few run the real command in a
 subprocess to pin what a user sees: the exit status, stdout/stderr, and no traceback.
 """
 
@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from msgmodel import cli
-from msgmodel.message import (
+from msgmodel import __main__ as entry
+from msgmodel.core import cli
+from msgmodel.core.message import (
     Message,
     TextBlock,
     ThinkingBlock,
@@ -84,7 +85,7 @@ def write(tmp_path: Path, name: str, content: str | bytes) -> str:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
+    code = entry.main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -421,16 +422,16 @@ def test_worst_exit_code_wins_and_every_file_is_checked(tmp_path: Path, capsys: 
 def test_internal_error_in_the_validator(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import msgmodel.protocol
+    import msgmodel.core.protocol
 
-    real = msgmodel.protocol.validate
+    real = msgmodel.core.protocol.validate
 
     def flaky(messages: object, **kw: Any) -> Any:
         if isinstance(messages, list) and len(messages) == 3:
             raise RuntimeError("boom")
         return real(messages, **kw)
 
-    monkeypatch.setattr(msgmodel.protocol, "validate", flaky)
+    monkeypatch.setattr(msgmodel.core.protocol, "validate", flaky)
     tmp_path.joinpath("three.json").write_bytes(to_json(history()[2:]))
     tmp_path.joinpath("ok.json").write_bytes(to_json(history()))
     code, out, err = run(capsys, "check", "three.json", "ok.json")
@@ -444,7 +445,8 @@ def test_internal_error_outside_any_file(capsys: pytest.CaptureFixture[str], mon
         raise KeyError("oops")
 
     monkeypatch.setitem(cli.SUBCOMMANDS, "check", cli.SUBCOMMANDS["check"]._replace(run=broken))
-    assert run(capsys, "check", "x.json") == (2, "", "python -m msgmodel check: internal error: KeyError: 'oops'\n")
+    assert cli.main(["check", "x.json"]) == 2
+    assert capsys.readouterr().err == "python -m msgmodel check: internal error: KeyError: 'oops'\n"
 
 
 # ---------------------------------------------------------------------------------------
@@ -481,9 +483,16 @@ def test_a_subcommand_is_one_entry(capsys: pytest.CaptureFixture[str], monkeypat
         print(f"serving on {args.port}")
         return 0
 
-    monkeypatch.setitem(cli.SUBCOMMANDS, "serve", cli.Subcommand("run the local API", configure, serve))
-    assert run(capsys, "serve", "--port", "9") == (0, "serving on 9\n", "")
-    assert "serve" in run(capsys, "--help")[1]
+    monkeypatch.setitem(cli.SUBCOMMANDS, "hello", cli.Subcommand("say hello", configure, serve))
+    assert cli.main(["hello", "--port", "9"]) == 0
+    assert capsys.readouterr().out == "serving on 9\n"
+    assert cli.main(["--help"]) == 0
+    assert "hello" in capsys.readouterr().out
+
+
+def test_the_entry_point_adds_serve_to_the_core_commands() -> None:
+    assert set(entry.COMMANDS) == {*cli.SUBCOMMANDS, "serve"}
+    assert "serve" not in cli.SUBCOMMANDS
 
 
 def test_an_input_format_is_one_entry(
@@ -561,15 +570,15 @@ def test_subprocess_reads_stdin(tmp_path: Path) -> None:
 
 def test_importing_the_cli_stays_light() -> None:
     code = (
-        "import sys, msgmodel.cli, msgmodel.__main__; "
-        "print(sorted(m for m in ('anthropic', 'httpx2', 'ipywidgets', 'msgmodel.protocol') if m in sys.modules))"
+        "import sys, msgmodel.core.cli, msgmodel.__main__; "
+        "print(sorted(m for m in ('anthropic', 'httpx2', 'ipywidgets', 'msgmodel.core.protocol') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"
 
 
 def test_claude_code_sessions_are_read_and_checked(capsys: pytest.CaptureFixture[str]) -> None:
-    from msgmodel.claude_code import sample_session_path
+    from msgmodel.core.claude_code import sample_session_path
 
     sample = str(sample_session_path())
     code, out, _ = run(capsys, "check", sample)

@@ -1,4 +1,4 @@
-"""Named scenarios for ``msgmodel.compact``: the step-29 and step-30 bugs, the window's edge cases,
+"""Named scenarios for ``msgmodel.core.compact``: the step-29 and step-30 bugs, the window's edge cases,
 the summarizer forms, provenance, and each kind of ``repair``."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from msgmodel.compact import (
+from msgmodel.core.compact import (
     INTERRUPTED_RESULT,
     SUMMARY_FRAMING,
     SUMMARY_INSTRUCTIONS,
@@ -23,7 +23,7 @@ from msgmodel.compact import (
     summarizer_from_client,
     summary_message,
 )
-from msgmodel.message import (
+from msgmodel.core.message import (
     Message,
     TextBlock,
     ThinkingBlock,
@@ -36,8 +36,8 @@ from msgmodel.message import (
     transcript_of,
     user_text,
 )
-from msgmodel.protocol import validate
-from msgmodel.synth import synth_session
+from msgmodel.core.protocol import validate
+from msgmodel.course.synth import synth_session
 
 # ---------------------------------------------------------------------------------------
 # Building blocks
@@ -309,7 +309,7 @@ def test_a_client_response_without_content_is_a_compaction_error() -> None:
 
 def test_the_local_api_client_summarizes_through_the_real_sdk() -> None:
     pytest.importorskip("anthropic")
-    from msgmodel.api import local_client
+    from msgmodel.api.server import local_client
 
     # The local API validates the request like the live one: no tools_required 400.
     c = compact_with_provenance(TWO_EPISODES, keep_recent=3, summarize=local_client())

@@ -1,4 +1,4 @@
-"""Property tests of ``msgmodel.compact`` against the protocol oracle ``msgmodel.protocol.validate``.
+"""Property tests of ``msgmodel.core.compact`` against the protocol oracle ``msgmodel.core.protocol.validate``.
 
 * Compaction keeps a valid history valid, for every ``keep_recent`` from 0 to
   ``len(h) + 1`` of every generated history; the window is a suffix of the input that
@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from hypothesis import given, settings
 from strategies_conv import broken_conversations, valid_conversations
 
-from msgmodel.compact import (
+from msgmodel.core.compact import (
     RepairKind,
     compact,
     compact_with_provenance,
@@ -29,7 +29,7 @@ from msgmodel.compact import (
     repair,
     summary_message,
 )
-from msgmodel.message import (
+from msgmodel.core.message import (
     Message,
     ToolUseBlock,
     assistant_msg,
@@ -40,7 +40,7 @@ from msgmodel.message import (
     transcript_of,
     user_text,
 )
-from msgmodel.protocol import validate
+from msgmodel.core.protocol import validate
 
 PAIRS_WANTED = 10_000
 REPAIR_KINDS = frozenset(typing.get_args(RepairKind))

@@ -1,7 +1,7 @@
-"""End to end, through the official ``anthropic`` SDK and the local Messages API (``msgmodel.api``).
+"""End to end, through the official ``anthropic`` SDK and the local Messages API (``msgmodel.api.server``).
 
-The step-29/30 exhibits (``msgmodel.legacy``) hit the live API's 400s exactly as the seed
-tells it; the rebuilt engine (``msgmodel.engine``) runs the same kind of session for
+The step-29/30 exhibits (``msgmodel.course.legacy``) hit the live API's 400s exactly as the original step-31 tutorial
+tells it; the rebuilt engine (``msgmodel.core.engine``) runs the same kind of session for
 dozens of tool-using turns with compaction and is never refused.
 """
 
@@ -15,8 +15,9 @@ from typing import Any
 import anthropic
 import pytest
 
-from msgmodel.api import local_client
-from msgmodel.engine import (
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.api.server import local_client
+from msgmodel.core.engine import (
     AssistantMessage,
     Compacted,
     EngineConfig,
@@ -25,11 +26,11 @@ from msgmodel.engine import (
     ToolResulted,
     fold_events,
 )
-from msgmodel.legacy.compact29 import compact_fixed
-from msgmodel.legacy.engine import QueryEngine as LegacyEngine
-from msgmodel.message import Message, text_of, tool_uses_of, user_text
-from msgmodel.protocol import validate
-from msgmodel.tools import demo_registry, tools_param
+from msgmodel.core.message import Message, text_of, tool_uses_of, user_text
+from msgmodel.core.protocol import validate
+from msgmodel.core.tools import tools_param
+from msgmodel.course.legacy.compact29 import compact_fixed
+from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
 
 REGISTRY = demo_registry()
 PREFILL_MODEL = "claude-haiku-4-5"  # a model that accepts a final assistant message
@@ -149,7 +150,9 @@ def test_the_step_30_summary_knows_only_placeholders() -> None:
 @pytest.mark.parametrize("keep_recent", [3, 4, 7])  # 3 and 7 are the values that break slicing
 def test_the_rebuilt_engine_runs_fifty_tool_turns_with_compaction_and_no_400(keep_recent: int) -> None:
     compactions: list[Compacted] = []
-    engine = QueryEngine(local_client(), config=EngineConfig(compact_at_messages=12, keep_recent=keep_recent))
+    engine = QueryEngine(
+        local_client(), tools=demo_registry(), config=EngineConfig(compact_at_messages=12, keep_recent=keep_recent)
+    )
     tool_turns = error_results = refused = 0
     for prompt in PROMPTS * 6:
         before = engine.history
@@ -180,7 +183,9 @@ def test_the_rebuilt_engine_runs_fifty_tool_turns_with_compaction_and_no_400(kee
 
 
 def test_the_async_stream_through_the_sdk_folds_to_the_history() -> None:
-    engine = QueryEngine(local_client(), config=EngineConfig(compact_at_messages=8, keep_recent=3))
+    engine = QueryEngine(
+        local_client(), tools=demo_registry(), config=EngineConfig(compact_at_messages=8, keep_recent=3)
+    )
 
     async def session() -> list[list[Event]]:
         turns = []

@@ -19,7 +19,8 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from msgmodel.engine import (
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.core.engine import (
     INTERRUPTED,
     AssistantMessage,
     Callbacks,
@@ -33,7 +34,7 @@ from msgmodel.engine import (
     TurnStarted,
     fold_events,
 )
-from msgmodel.message import (
+from msgmodel.core.message import (
     Message,
     from_api,
     text_of,
@@ -42,8 +43,7 @@ from msgmodel.message import (
     tool_uses_of,
     user_text,
 )
-from msgmodel.protocol import validate
-from msgmodel.tools import demo_registry
+from msgmodel.core.protocol import validate
 
 # The calls a scripted reply may make: (tool, input, fails?)
 CALLS: list[tuple[str, dict[str, Any], bool]] = [
@@ -103,6 +103,7 @@ def summarize(transcript: str) -> str:
 
 
 def engine_for(decisions: Sequence[Decision], config: EngineConfig | None = None, **kwargs: Any) -> QueryEngine:
+    kwargs.setdefault("tools", demo_registry())
     return QueryEngine(FakeClient(list(decisions)), config=config, summarize=summarize, **kwargs)
 
 
@@ -233,7 +234,7 @@ def test_character_budget_triggers_compaction() -> None:
 def test_default_summarizer_asks_the_client_without_tools() -> None:
     config = EngineConfig(compact_at_messages=5, keep_recent=2, model="claude-test-1")
     client = FakeClient([[0], None, [2], None])
-    engine = QueryEngine(client, config=config)
+    engine = QueryEngine(client, tools=demo_registry(), config=config)
     for i in range(2):
         engine.run_sync(f"prompt {i}")
     summary_calls = [r for r in client.requests if "tools" not in r]
@@ -279,7 +280,7 @@ def test_api_errors_propagate_and_the_history_stays_valid() -> None:
         def create(self, **request: Any) -> Any:
             raise Unavailable("overloaded")
 
-    engine = QueryEngine(Failing())
+    engine = QueryEngine(Failing(), tools=demo_registry())
     with pytest.raises(Unavailable):
         engine.run_sync("hello")
     assert engine.history == (user_text("hello"),)
@@ -296,7 +297,7 @@ def test_a_bad_response_names_its_path() -> None:
             return SimpleNamespace(content=[{"type": "tool_use", "name": "x", "input": {}}])
 
     with pytest.raises(ValueError, match=r"response\.content\[0\]\.id: missing required field `id`"):
-        QueryEngine(Broken()).run_sync("hello")
+        QueryEngine(Broken(), tools=demo_registry()).run_sync("hello")
 
 
 def test_abandoning_a_turn_mid_tool_round_answers_the_open_calls() -> None:
@@ -401,7 +402,9 @@ def test_history_seeds_the_conversation_and_is_a_snapshot() -> None:
 
 def test_requests_carry_model_tools_and_system() -> None:
     client = FakeClient([None])
-    QueryEngine(client, config=EngineConfig(model="m-1", system="be brief", max_tokens=99)).run_sync("hi")
+    QueryEngine(
+        client, tools=demo_registry(), config=EngineConfig(model="m-1", system="be brief", max_tokens=99)
+    ).run_sync("hi")
     (request,) = client.requests
     assert request["model"] == "m-1"
     assert request["system"] == "be brief"
@@ -432,5 +435,5 @@ def test_config_refuses_impossible_settings(kwargs: dict[str, Any], complaint: s
 
 
 def test_importing_the_engine_does_not_import_the_sdk() -> None:
-    code = "import sys, msgmodel.engine; sys.exit('anthropic' in sys.modules or 'httpx2' in sys.modules)"
+    code = "import sys, msgmodel.core.engine; sys.exit('anthropic' in sys.modules or 'httpx2' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from msgmodel.exercises import Exercise, Verdict, all_exercises, check, exercise, get, is_placeholder, reveal
+from msgmodel.course.exercises import Exercise, Verdict, all_exercises, check, exercise, get, is_placeholder, reveal
 
 
 def _is_even_checker(answer: object) -> str | None:

@@ -1,4 +1,4 @@
-"""The knowledge scanner (``msgmodel.knowledge``): what it counts, what it does not, and its tables."""
+"""The knowledge scanner (``msgmodel.course.knowledge``): what it counts, what it does not, and its tables."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import msgmodel
-import msgmodel.legacy
-from msgmodel.knowledge import (
+import msgmodel.course.legacy
+from msgmodel.course.knowledge import (
     BLOCK_KINDS,
     PIECES,
     SITE_KINDS,
@@ -26,7 +26,7 @@ from msgmodel.knowledge import (
 )
 
 PACKAGE_DIR = Path(msgmodel.__file__).parent
-LEGACY_DIR = PACKAGE_DIR / "legacy"
+LEGACY_DIR = PACKAGE_DIR / "course" / "legacy"
 
 
 def scan(code: str) -> list[KnowledgeSite]:
@@ -43,7 +43,7 @@ def facts(code: str) -> list[tuple[int, str, str]]:
 
 
 def test_legacy_sites_by_function_and_piece() -> None:
-    sites = scan_block_knowledge(msgmodel.legacy)
+    sites = scan_block_knowledge(msgmodel.course.legacy)
     by_function = Counter((s.module.rsplit(".", 1)[-1], s.function, s.piece) for s in sites)
     assert by_function == {
         ("api", "create_message", "build a message"): 1,
@@ -65,7 +65,7 @@ def test_legacy_sites_by_function_and_piece() -> None:
 
 
 def test_the_slip_is_a_hand_built_tool_result() -> None:
-    sites = scan_block_knowledge("msgmodel.legacy.engine")
+    sites = scan_block_knowledge("msgmodel.course.legacy.engine")
     (slip,) = [s for s in sites if "toolUseId" in s.code and s.kind == "block-literal"]
     assert (slip.kind, slip.detail, slip.piece, slip.function) == (
         "block-literal",
@@ -73,14 +73,14 @@ def test_the_slip_is_a_hand_built_tool_result() -> None:
         "build a block",
         "QueryEngine.submit",
     )
-    assert slip.path == "msgmodel/legacy/engine.py"
+    assert slip.path == "msgmodel/course/legacy/engine.py"
     source_line = (LEGACY_DIR / "engine.py").read_text().splitlines()[slip.line - 1]
     assert source_line.strip() == slip.code
 
 
 def test_every_target_form_gives_the_same_sites() -> None:
-    by_module = scan_block_knowledge(msgmodel.legacy)
-    assert scan_block_knowledge("msgmodel.legacy") == by_module
+    by_module = scan_block_knowledge(msgmodel.course.legacy)
+    assert scan_block_knowledge("msgmodel.course.legacy") == by_module
     assert scan_block_knowledge(LEGACY_DIR) == by_module
     assert scan_block_knowledge(str(LEGACY_DIR)) == by_module
     assert scan_block_knowledge(sorted(LEGACY_DIR.glob("*.py"))) == by_module
@@ -88,7 +88,7 @@ def test_every_target_form_gives_the_same_sites() -> None:
 
 
 def test_paths_are_relative_and_sites_sorted() -> None:
-    sites = scan_block_knowledge(msgmodel, exclude=["msgmodel.exercises"])
+    sites = scan_block_knowledge(msgmodel, exclude=["msgmodel.course.exercises"])
     assert sites == sorted(sites, key=lambda s: (s.path, s.line, SITE_KINDS.index(s.kind), s.detail))
     for s in sites:
         assert s.path.startswith("msgmodel/") and not Path(s.path).is_absolute(), s.path
@@ -97,21 +97,21 @@ def test_paths_are_relative_and_sites_sorted() -> None:
 
 
 def test_exclude_drops_a_package_and_its_modules() -> None:
-    sites = scan_block_knowledge("msgmodel", exclude=["msgmodel.legacy"])
-    assert not [s for s in sites if s.module.startswith("msgmodel.legacy")]
-    assert scan_block_knowledge("msgmodel.legacy", exclude=["msgmodel.legacy.engine"]) == [
-        s for s in scan_block_knowledge("msgmodel.legacy") if s.module != "msgmodel.legacy.engine"
+    sites = scan_block_knowledge("msgmodel", exclude=["msgmodel.course.legacy"])
+    assert not [s for s in sites if s.module.startswith("msgmodel.course.legacy")]
+    assert scan_block_knowledge("msgmodel.course.legacy", exclude=["msgmodel.course.legacy.engine"]) == [
+        s for s in scan_block_knowledge("msgmodel.course.legacy") if s.module != "msgmodel.course.legacy.engine"
     ]
-    assert scan_block_knowledge("msgmodel.legacy", exclude=["msgmodel.leg"]) != [], "a prefix is a dotted prefix"
+    assert scan_block_knowledge("msgmodel.course.legacy", exclude=["msgmodel.leg"]) != [], "a prefix is a dotted prefix"
 
 
 def test_the_scanner_does_not_count_itself() -> None:
-    assert scan_block_knowledge("msgmodel.knowledge") == []
+    assert scan_block_knowledge("msgmodel.course.knowledge") == []
 
 
 def test_the_refactored_layers_hold_no_untyped_knowledge() -> None:
     """Compaction, the engine, storage and display read blocks through the model only."""
-    for name in ("compact", "engine", "storage", "display", "synth"):
+    for name in ("core.compact", "core.engine", "core.storage", "course.display", "course.synth"):
         untyped = [str(s) for s in scan_block_knowledge(f"msgmodel.{name}") if not s.typed]
         assert untyped == [], f"msgmodel.{name} knows a block's shape by hand:\n" + "\n".join(untyped)
 
@@ -398,7 +398,7 @@ def test_blank_lines_and_comments_only_shift_lines(stmts: list[Statement], pad: 
 
 
 def test_tabulate_counts_every_site_once() -> None:
-    sites = scan_block_knowledge(msgmodel.legacy)
+    sites = scan_block_knowledge(msgmodel.course.legacy)
     table = tabulate(sites)
     assert table.total == len(sites) == 34
     assert table.columns == ("api", "compact29", "engine", "summary30")
@@ -423,7 +423,7 @@ def test_tabulate_rows_and_columns_add_up(stmts: list[Statement], axis: str) -> 
 
 
 def test_table_renders_as_text_and_html() -> None:
-    table = tabulate(scan_block_knowledge(msgmodel.legacy), rows="piece", columns="module")
+    table = tabulate(scan_block_knowledge(msgmodel.course.legacy), rows="piece", columns="module")
     text = str(table)
     assert text == repr(table)
     lines = text.splitlines()
@@ -437,16 +437,16 @@ def test_table_renders_as_text_and_html() -> None:
 
 
 def test_short_module_names_drop_the_shared_prefix() -> None:
-    sites = scan_block_knowledge("msgmodel", exclude=["msgmodel.exercises"])
+    sites = scan_block_knowledge("msgmodel", exclude=["msgmodel.course.exercises"])
     columns = tabulate(sites).columns
-    assert "legacy.engine" in columns and "engine" not in columns  # msgmodel.engine has no site
-    assert "message" in columns
-    one = scan_block_knowledge("msgmodel.legacy.engine")
+    assert "course.legacy.engine" in columns and "core.engine" not in columns  # msgmodel.core.engine has no site
+    assert "core.message" in columns
+    one = scan_block_knowledge("msgmodel.course.legacy.engine")
     assert tabulate(one).columns == ("engine",)
 
 
 def test_describe_says_where_each_piece_lives() -> None:
-    text = describe(scan_block_knowledge(msgmodel.legacy))
+    text = describe(scan_block_knowledge(msgmodel.course.legacy))
     lines = text.splitlines()
     assert lines[0] == "34 sites in 11 functions of 4 modules know a block's shape by hand."
     assert any(

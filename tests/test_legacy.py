@@ -1,7 +1,7 @@
-"""The step-29/30 exhibits in ``msgmodel.legacy``: they carry exactly the bugs they claim, and nothing imports them.
+"""The step-29/30 exhibits (``msgmodel.course.legacy``): they carry exactly the bugs they claim; nothing imports them.
 
 These tests pin the exhibits' behaviour. If one fails because somebody "fixed" a legacy
-module, the fix belongs in ``msgmodel.message`` / ``compact`` / ``engine`` instead.
+module, the fix belongs in ``msgmodel.core.message`` / ``compact`` / ``engine`` instead.
 """
 
 from __future__ import annotations
@@ -16,10 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import msgmodel
-from msgmodel.legacy import api as legacy_api
-from msgmodel.legacy import compact29, storage, summary30
-from msgmodel.legacy.engine import QueryEngine as LegacyEngine
-from msgmodel.message import (
+from msgmodel.core.message import (
     DecodeError,
     Message,
     TextBlock,
@@ -37,8 +34,11 @@ from msgmodel.message import (
     transcript_of,
     user_text,
 )
-from msgmodel.protocol import validate
-from msgmodel.synth import synth_session
+from msgmodel.core.protocol import validate
+from msgmodel.course.legacy import api as legacy_api
+from msgmodel.course.legacy import compact29, storage, summary30
+from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
+from msgmodel.course.synth import synth_session
 
 PACKAGE_DIR = Path(msgmodel.__file__).parent
 MODEL = "claude-haiku-4-5"  # accepts a final assistant message, so a stored history validates as it is
@@ -69,12 +69,12 @@ def session() -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------------
-# Nothing outside msgmodel.legacy imports it
+# Nothing outside msgmodel.course.legacy imports it
 # ---------------------------------------------------------------------------------------
 
 
 def legacy_imports(source: str, module: str) -> list[str]:
-    """The imports of ``msgmodel.legacy`` (or anything under it) in ``source``, the code of ``module``."""
+    """The imports of ``msgmodel.course.legacy`` (or anything under it) in ``source``, the code of ``module``."""
     package = module.rsplit(".", 1)[0]
     found = []
     for node in ast.walk(ast.parse(source)):
@@ -96,23 +96,23 @@ def legacy_imports(source: str, module: str) -> list[str]:
             names = [str(node.args[0].value)]
         else:
             continue
-        found += [n for n in names if n == "msgmodel.legacy" or n.startswith("msgmodel.legacy.")]
+        found += [n for n in names if n == "msgmodel.course.legacy" or n.startswith("msgmodel.course.legacy.")]
     return found
 
 
 @pytest.mark.parametrize(
     ("source", "module", "caught"),
     [
-        ("import msgmodel.legacy.engine", "msgmodel.x", True),
-        ("from msgmodel.legacy import compact29", "msgmodel.x", True),
-        ("from msgmodel import legacy", "msgmodel.x", True),
-        ("from . import legacy", "msgmodel.x", True),
-        ("from .legacy.api import extract_text", "msgmodel.x", True),
-        ("from ..legacy import api", "msgmodel.sub.x", True),
-        ("importlib.import_module('msgmodel.legacy.engine')", "msgmodel.x", True),
-        ("from msgmodel import message, legacy_notes", "msgmodel.x", False),
-        ("import msgmodel.message", "msgmodel.x", False),
-        ("'see msgmodel.legacy for the exhibit'", "msgmodel.x", False),
+        ("import msgmodel.course.legacy.engine", "msgmodel.x", True),
+        ("from msgmodel.course.legacy import compact29", "msgmodel.x", True),
+        ("from msgmodel.course import legacy", "msgmodel.x", True),
+        ("from . import legacy", "msgmodel.course.x", True),
+        ("from .legacy.api import extract_text", "msgmodel.course.x", True),
+        ("from ..legacy import api", "msgmodel.course.sub.x", True),
+        ("importlib.import_module('msgmodel.course.legacy.engine')", "msgmodel.x", True),
+        ("from msgmodel.core import message, legacy_notes", "msgmodel.x", False),
+        ("import msgmodel.core.message", "msgmodel.x", False),
+        ("'see msgmodel.course.legacy for the exhibit'", "msgmodel.x", False),
     ],
 )
 def test_the_import_check_catches_every_spelling(source: str, module: str, caught: bool) -> None:
@@ -123,22 +123,24 @@ def test_no_module_outside_legacy_imports_it() -> None:
     offenders = {}
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         rel = path.relative_to(PACKAGE_DIR.parent)
-        if rel.parts[:2] == ("msgmodel", "legacy"):
+        if rel.parts[:3] == ("msgmodel", "course", "legacy"):
             continue
         module = ".".join(rel.with_suffix("").parts)  # "pkg.__init__" resolves relative imports against "pkg"
         hits = legacy_imports(path.read_text(encoding="utf-8"), module)
         if hits:
             offenders[str(rel)] = hits
-    assert offenders == {}, "msgmodel.legacy is an exhibit; import msgmodel.message / compact / engine instead"
+    assert offenders == {}, (
+        "msgmodel.course.legacy is an exhibit; import msgmodel.core.message / compact / engine instead"
+    )
 
 
 def test_every_exhibit_says_what_it_is() -> None:
-    package_doc = ast.get_docstring(ast.parse((PACKAGE_DIR / "legacy" / "__init__.py").read_text())) or ""
+    package_doc = ast.get_docstring(ast.parse((PACKAGE_DIR / "course" / "legacy" / "__init__.py").read_text())) or ""
     assert "EXHIBIT, NOT CODE TO USE" in package_doc
     assert "deliberately knows everything twice" in package_doc
     assert "must not import" in package_doc
     for name, step in [("compact29", "Step 29"), ("summary30", "Step 30"), ("api", "Step 30"), ("engine", "Step 30")]:
-        doc = ast.get_docstring(ast.parse((PACKAGE_DIR / "legacy" / f"{name}.py").read_text())) or ""
+        doc = ast.get_docstring(ast.parse((PACKAGE_DIR / "course" / "legacy" / f"{name}.py").read_text())) or ""
         assert doc.startswith(f"{step} exhibit"), name
 
 
@@ -292,8 +294,9 @@ def test_storage_saves_and_loads_the_slip_without_a_word(tmp_path: Path) -> None
 
 
 def test_legacy_engine_happy_path_and_its_slip() -> None:
-    from msgmodel.api import local_client
-    from msgmodel.tools import demo_registry, tools_param
+    from msgmodel.api.demo_tools import demo_registry
+    from msgmodel.api.server import local_client
+    from msgmodel.core.tools import tools_param
 
     registry = demo_registry()
     replies: list[dict[str, Any]] = []

@@ -1,4 +1,4 @@
-"""Unit tests of ``msgmodel.message``: constructors, readers, text rendering, codec and its errors.
+"""Unit tests of ``msgmodel.core.message``: constructors, readers, text rendering, codec and its errors.
 
 Property tests of the codec live in ``test_message_properties.py``; this file pins concrete
 behaviour with hand-picked examples, the golden transcript and the mypy narrowing promise.
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from msgmodel.message import (
+from msgmodel.core.message import (
     ARGS_LIMIT,
     RESULT_LIMIT,
     ContentBlock,
@@ -1015,7 +1015,7 @@ def test_lone_surrogate_escape_in_bytes_is_a_decode_error() -> None:
 _MYPY_SNIPPET = """
 from typing import assert_never
 
-from msgmodel.message import (
+from msgmodel.core.message import (
     ContentBlock, OpaqueBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock,
 )
 

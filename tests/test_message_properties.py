@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from strategies_msg import any_blocks, json_values, message_lists, messages, signatures
 
-from msgmodel.message import (
+from msgmodel.core.message import (
     ContentBlock,
     DecodeError,
     Message,
@@ -206,7 +206,7 @@ def test_every_block_round_trips_alone(b: ContentBlock) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_synthetic_sessions_round_trip(seed: int) -> None:
-    from msgmodel.synth import synth_session
+    from msgmodel.course.synth import synth_session
 
     msgs = synth_session(120, seed=seed)
     data = to_json(msgs)

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import build_notebooks as build  # noqa: E402
 
-from msgmodel.exercises import check, get  # noqa: E402
+from msgmodel.course.exercises import check, get  # noqa: E402
 
 CHAPTERS = build.chapters()
 RHYTHM = (

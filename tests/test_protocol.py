@@ -1,8 +1,8 @@
-"""msgmodel.protocol: one test per rule of docs/api-rules.md (verbatim text, index), the accepted
+"""msgmodel.core.protocol: one test per rule of docs/api-rules.md (verbatim text, index), the accepted
 recordings of its section 4, the model-dependent rules, validate_request, check/ProtocolError, and
 the generated block table (re-derived here from the installed anthropic SDK).
 
-Run as a script to regenerate the table: ``.venv/bin/python tests/test_protocol.py > msgmodel/_known_blocks.py``.
+Run as a script to regenerate the table: ``.venv/bin/python tests/test_protocol.py > msgmodel/core/_known_blocks.py``.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 import pytest
 
-from msgmodel import _known_blocks
-from msgmodel.message import ToolUseBlock, assistant_msg, to_api, tool_result_block, tool_result_msg, user_text
-from msgmodel.protocol import (
+from msgmodel.core import _known_blocks
+from msgmodel.core.message import ToolUseBlock, assistant_msg, to_api, tool_result_block, tool_result_msg, user_text
+from msgmodel.core.protocol import (
     KNOWN_BLOCK_TAGS,
     RULES,
     ModelVersion,
@@ -41,7 +41,7 @@ from msgmodel.protocol import (
 
 
 def derive_known_blocks() -> dict[str, Any]:
-    """Every table of ``msgmodel._known_blocks``, read from the installed ``anthropic`` SDK's types.
+    """Every table of ``msgmodel.core._known_blocks``, read from the installed ``anthropic`` SDK's types.
 
     Block kinds: the members of ``ContentBlockParam``, ``ContentBlock`` and their beta versions
     (the ``type`` Literal of each); tool_result content: the ``content`` union of
@@ -133,7 +133,7 @@ def derive_known_blocks() -> dict[str, Any]:
 
 
 def render_known_blocks(tables: dict[str, Any]) -> str:
-    """The text of ``msgmodel/_known_blocks.py`` for ``tables`` (ruff-format clean)."""
+    """The text of ``msgmodel/core/_known_blocks.py`` for ``tables`` (ruff-format clean)."""
 
     def q(s: str) -> str:
         return '"' + s + '"'
@@ -150,7 +150,7 @@ def render_known_blocks(tables: dict[str, Any]) -> str:
         "models the SDK also accepts as input) by ``derive_known_blocks`` in ``tests/test_protocol.py``.",
         "Do not edit by hand; regenerate with",
         "",
-        "    .venv/bin/python tests/test_protocol.py > msgmodel/_known_blocks.py",
+        "    .venv/bin/python tests/test_protocol.py > msgmodel/core/_known_blocks.py",
         "",
         "``test_known_blocks_match_installed_sdk`` re-derives every table and fails when one drifts.",
         "A static table rather than ``import anthropic`` at run time: the SDK takes ~1.5 s to import.",
@@ -186,7 +186,7 @@ def render_known_blocks(tables: dict[str, Any]) -> str:
 def test_known_blocks_match_installed_sdk() -> None:
     derived = derive_known_blocks()
     for name, value in derived.items():
-        assert getattr(_known_blocks, name) == value, f"{name} drifted: regenerate msgmodel/_known_blocks.py"
+        assert getattr(_known_blocks, name) == value, f"{name} drifted: regenerate msgmodel/core/_known_blocks.py"
 
 
 def test_known_blocks_module_is_what_the_generator_writes() -> None:

@@ -1,4 +1,4 @@
-"""Properties of msgmodel.protocol: it never raises, valid conversations pass, and each targeted
+"""Properties of msgmodel.core.protocol: it never raises, valid conversations pass, and each targeted
 mutation of a valid conversation (the trimming and compaction bugs of api-rules.md) is named."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 # tests/ is on sys.path under pytest (rootdir-relative "prepend" import mode), as for conftest.py
 from strategies import json_values, mutated_conversations, valid_conversations
 
-from msgmodel.protocol import RULES, Violation, validate, validate_request
+from msgmodel.core.protocol import RULES, Violation, validate, validate_request
 
 Conversation = list[dict[str, Any]]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from msgmodel import ToolUseBlock, assistant_msg, to_api, tool_result_block, tool_result_msg, transcript_of, user_text
-from msgmodel.scripted import RuleModel
+from msgmodel.api.scripted import RuleModel
 
 
 def _summary_of(transcript: str) -> str:

@@ -1,4 +1,4 @@
-"""Tests for msgmodel.storage: JSONL sessions, lossless, crash-safe, with damage reported by file:line."""
+"""Tests for msgmodel.core.storage: JSONL sessions, lossless, crash-safe, with damage reported by file:line."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies_msg import messages as any_message
 
-from msgmodel import storage
-from msgmodel.message import (
+from msgmodel.core import storage
+from msgmodel.core.message import (
     Message,
     OpaqueBlock,
     TextBlock,
@@ -35,8 +35,8 @@ from msgmodel.message import (
     tool_result_msg,
     user_text,
 )
-from msgmodel.storage import LineProblem, LoadResult, StorageError
-from msgmodel.synth import synth_session
+from msgmodel.core.storage import LineProblem, LoadResult, StorageError
+from msgmodel.course.synth import synth_session
 
 SESSION = synth_session(40, seed=5)
 sessions = st.lists(any_message(), max_size=8)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from msgmodel import to_json, tool_uses_of
-from msgmodel.protocol import validate
-from msgmodel.synth import synth_session
+from msgmodel.core.protocol import validate
+from msgmodel.course.synth import synth_session
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 17, 200, 1_000])

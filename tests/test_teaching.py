@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from msgmodel.teaching import side_by_side, type_check
+from msgmodel.course.teaching import side_by_side, type_check
 
 
 def test_side_by_side_aligns_columns_in_text_and_escapes_html() -> None:

@@ -9,20 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from msgmodel.message import ToolResultBlock, ToolUseBlock, to_api, tool_result_msg
-from msgmodel.tools import (
-    DEMO_FILES,
-    Tool,
-    ToolError,
-    ToolRegistry,
-    calculator,
-    demo_registry,
-    grep,
-    list_dir,
-    read_file,
-    run_tool,
-    tools_param,
-)
+from msgmodel.api.demo_tools import DEMO_FILES, calculator, demo_registry, grep, list_dir, read_file
+from msgmodel.core.message import ToolResultBlock, ToolUseBlock, to_api, tool_result_msg
+from msgmodel.core.tools import Tool, ToolError, ToolRegistry, run_tool, tools_param
 
 REGISTRY = demo_registry()
 

@@ -16,9 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from msgmodel.compact import plan_compaction, summary_message
-from msgmodel.legacy.summary30 import transcript as legacy_transcript
-from msgmodel.message import (
+from msgmodel.core.compact import plan_compaction, summary_message
+from msgmodel.core.message import (
     Message,
     TextBlock,
     ToolUseBlock,
@@ -29,9 +28,10 @@ from msgmodel.message import (
     tool_result_msg,
     user_text,
 )
-from msgmodel.protocol import Violation, validate
-from msgmodel.synth import synth_session
-from msgmodel.widgets import (
+from msgmodel.core.protocol import Violation, validate
+from msgmodel.course.legacy.summary30 import transcript as legacy_transcript
+from msgmodel.course.synth import synth_session
+from msgmodel.course.widgets import (
     ApiVerdict,
     CompactionExplorer,
     ConversationView,
@@ -422,8 +422,8 @@ def test_a_failed_tool_result_and_a_tool_use_render() -> None:
 
 def test_import_msgmodel_does_not_import_ipywidgets() -> None:
     code = (
-        "import sys, msgmodel, msgmodel.display, msgmodel.compact, msgmodel.protocol\n"
-        "print('ipywidgets' in sys.modules, 'msgmodel.widgets' in sys.modules)"
+        "import sys, msgmodel, msgmodel.course.display, msgmodel.core.compact, msgmodel.core.protocol\n"
+        "print('ipywidgets' in sys.modules, 'msgmodel.course.widgets' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]

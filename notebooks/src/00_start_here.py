@@ -114,7 +114,8 @@
 # API (`msgmodel.api.local_client`). That API checks every request against the live API's rules, gathered from
 # recorded live traffic and public bug reports ([api-rules.md](../docs/api-rules.md)). A refused request gets a 400.
 # Where a public capture of the live error exists, as for every error this chapter shows, the wording is the live
-# one, byte for byte; where none does, `msgmodel/protocol.py` documents the reading it chose. The *model* behind it is
+# one, byte for byte; where none does, `msgmodel/core/protocol.py` documents the reading it chose. The *model* behind
+# it is
 # a script: it decides nothing. The protocol is real; the intelligence is not, and for these chapters it does not
 # need to be.
 
@@ -126,8 +127,9 @@ import anthropic
 
 from msgmodel import TextBlock, ToolUseBlock, assistant_msg, blocks_from_api, to_api, tool_result_msg, tool_uses_of
 from msgmodel.api import local_client
-from msgmodel.display import show
-from msgmodel.tools import demo_registry, run_tool, tools_param
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.core.tools import run_tool, tools_param
+from msgmodel.course.display import show
 
 MODEL = "claude-sonnet-4-6"  # the local API applies this model's rules
 
@@ -136,7 +138,7 @@ MODEL = "claude-sonnet-4-6"  # the local API applies this model's rules
 # messages. The tools are four demo tools over a small in-memory project; `tools_param` gives the API's `tools=` list.
 
 # %%
-from msgmodel.scripted import ScriptedModel
+from msgmodel.api.scripted import ScriptedModel
 
 script = ScriptedModel(
     [
@@ -239,12 +241,12 @@ reply = client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messag
 print(reply.stop_reason, "|", reply.content[0].text)
 
 # %% [markdown]
-# You don't need a network round trip to know this. `msgmodel.protocol.validate` is the local API's own judge. It
+# You don't need a network round trip to know this. `msgmodel.core.protocol.validate` is the local API's own judge. It
 # returns every rule a message list breaks, first the one the API would report. Each violation has a stable rule id
 # and a plain-words hint:
 
 # %%
-from msgmodel.protocol import validate
+from msgmodel.core.protocol import validate
 
 for v in validate(window, model=MODEL):
     print(f"{v.rule}: {v.hint}")
@@ -257,7 +259,7 @@ for v in validate(window, model=MODEL):
 # question. It can call several tools at once.
 
 # %%
-from msgmodel.scripted import RuleModel
+from msgmodel.api.scripted import RuleModel
 
 agent = local_client(RuleModel())
 
@@ -320,7 +322,8 @@ show(session)
 # away.
 #
 # Stuck on an exercise? `print(reveal("00.1"))` shows a reference solution. All solutions live in
-# `msgmodel/exercises/`, not in the notebooks. The code you import (`msgmodel`) is a small, typed, tested package.
+# `msgmodel/course/exercises/`, not in the notebooks. The code you import (`msgmodel`) is a small, typed, tested
+# package.
 # The notebooks define no logic of their own beyond the demo they are teaching. To see how something works, open
 # its module: each one starts with a docstring saying what it owns.
 
@@ -357,7 +360,8 @@ print(refusal(window) == refusal(window), refusal(window)["request_id"])
 # `client()` returns a plain `anthropic.Anthropic()` when the key is set. The SDK reads the key; msgmodel never
 # prints or stores it. `client(local=True)` or the environment variable `MSGMODEL_OFFLINE=1` forces the local API;
 # `client(local=False)` forces the real one. The requests are the same, and so should be the 400s: word for word
-# where [api-rules.md](../docs/api-rules.md) has a live capture, while the readings that `msgmodel/protocol.py` lists
+# where [api-rules.md](../docs/api-rules.md) has a live capture, while the readings that `msgmodel/core/protocol.py`
+# lists
 # as open may differ. If you find a difference, please report it with the request. The answers
 # will differ: a real model writes its own text and ids, and it costs tokens. These chapters therefore always call
 # `local_client()`, so that their committed outputs stay reproducible. A real model is also free to answer
@@ -498,7 +502,7 @@ for m in naive:
 #
 # * The local API encodes public evidence: recorded live traffic, quoted errors, the docs. A few questions are still
 #   open, such as which message index the `tool_use` error names when a request starts with an assistant message;
-#   the docstring of `msgmodel/protocol.py` lists each one and the reading it chose. When the live API changes its
+#   the docstring of `msgmodel/core/protocol.py` lists each one and the reading it chose. When the live API changes its
 #   rules or wording, `protocol.py` has to follow.
 # * The models here are stand-ins. The chapters teach the data and the protocol, not prompt quality; a real model's
 #   answers will differ, while the rules and the errors stay the same.
@@ -556,7 +560,7 @@ for m in naive:
 # parallel calls, results in a different order from the calls, a tool called twice, and an unanswered call.
 
 # %%
-from msgmodel.exercises import check, reveal
+from msgmodel.course.exercises import check, reveal
 
 
 def outcomes(history):
@@ -575,7 +579,7 @@ check("00.1", outcomes)
 # %%
 from IPython.display import display
 
-from msgmodel.exercises.ch00 import PREDICT_CASES
+from msgmodel.course.exercises.ch00 import PREDICT_CASES
 
 for letter, case in PREDICT_CASES.items():
     print(f"case {letter}:")

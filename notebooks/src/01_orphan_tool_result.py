@@ -64,7 +64,7 @@
 # API can check the pairing of every call and answer on every request. And one round is four
 # messages, two of them with `role: "user"`, but only one of those was typed by a person.
 #
-# Let's watch it happen. The exhibit is `msgmodel.legacy.engine.QueryEngine`, the dict-based
+# Let's watch it happen. The exhibit is `msgmodel.course.legacy.engine.QueryEngine`, the dict-based
 # agent loop as it stood at steps 29–30. It runs on `local_client()`: the official SDK, wired
 # in-process to a local Messages API that validates requests like the live one, with a
 # deterministic rule-based model that calls the demo tools (an in-memory file system and a
@@ -77,16 +77,17 @@ from pathlib import Path
 
 import anthropic
 
-import msgmodel.legacy
-import msgmodel.protocol
+import msgmodel.core.protocol
+import msgmodel.course.legacy
 from msgmodel import Message, from_api, is_clean_user_start, text_of, to_api, tool_results_of, tool_uses_of, user_text
 from msgmodel.api import local_client
-from msgmodel.display import conversation_html, show
-from msgmodel.legacy import compact29
-from msgmodel.legacy.engine import QueryEngine as LegacyEngine
-from msgmodel.protocol import ProtocolError, validate
-from msgmodel.synth import synth_session
-from msgmodel.tools import demo_registry, tools_param
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.core.protocol import ProtocolError, validate
+from msgmodel.core.tools import tools_param
+from msgmodel.course.display import conversation_html, show
+from msgmodel.course.legacy import compact29
+from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
+from msgmodel.course.synth import synth_session
 
 # %%
 REGISTRY = demo_registry()
@@ -107,7 +108,7 @@ show(from_api(engine.messages))
 # %% [markdown]
 # Message 2 is a user message that no person wrote: it carries the `tool_result` for the
 # `tool_use` in message 1. Below, a small helper prints one message per line through the
-# readers of `msgmodel.message`, so we can look at long histories.
+# readers of `msgmodel.core.message`, so we can look at long histories.
 
 
 # %%
@@ -254,7 +255,7 @@ print(f"the window starts on role={before[start].role!r}; a clean user start? {i
 
 # %% [markdown]
 # The rule that holds is stricter: **a window may start only at a *clean user start*, a user
-# message that answers no tool call.** `msgmodel.message.is_clean_user_start` is that predicate
+# message that answers no tool call.** `msgmodel.core.message.is_clean_user_start` is that predicate
 # (chapter 04 explains why it lives there).
 #
 # ### 6. Which values of `keep` break, and why it ships
@@ -292,13 +293,13 @@ for keep in range(1, 10):
 # That is why the bug ships.
 #
 # The same pattern on one finished session, without running the agent again. `CompactionExplorer`
-# (from `msgmodel.widgets`) puts a slider on `keep_recent` and shows, side by side, the slicing
+# (from `msgmodel.course.widgets`) puts a slider on `keep_recent` and shows, side by side, the slicing
 # cut of step 29 (`[summary, *messages[-k:]]`) and the clean cut of
-# `msgmodel.compact.plan_compaction` (chapter 05), each with the validator's verdict. Its strip of
+# `msgmodel.core.compact.plan_compaction` (chapter 05), each with the validator's verdict. Its strip of
 # ✓ and ✗ covers every value at once: in a live notebook, drag the slider to see each request.
 
 # %%
-from msgmodel.widgets import CompactionExplorer
+from msgmodel.course.widgets import CompactionExplorer
 
 recorder = legacy_engine(keep=100)  # keep everything: we only want the session
 for prompt in CHATTY:
@@ -322,7 +323,7 @@ for k in (6, 7):
 # %% [markdown]
 # ### 7. The validator sees it before the API does
 #
-# `msgmodel.protocol.validate` checks a message list against the live API's structural rules and
+# `msgmodel.core.protocol.validate` checks a message list against the live API's structural rules and
 # words each violation **exactly** as the API would. Run on the refused request, it predicts the
 # 400 without sending anything:
 
@@ -334,12 +335,12 @@ print("rule:", v.rule, "| path:", v.path)
 print("hint:", v.hint)
 
 # %% [markdown]
-# The same check as a pre-flight guard (`msgmodel.protocol.check` raises `ProtocolError`, whose text is
+# The same check as a pre-flight guard (`msgmodel.core.protocol.check` raises `ProtocolError`, whose text is
 # the first violation's), and the violation drawn on the message it names:
 
 # %%
 try:
-    msgmodel.protocol.check(refused)
+    msgmodel.core.protocol.check(refused)
 except ProtocolError as e:
     print("refused locally, before any network call:", str(e)[:60], "…")
 
@@ -377,7 +378,7 @@ Marked(sent, {msg_i: {block_i: [str(v)]}})
 #
 # We made no live call to write this chapter. For this error the local API uses the wording
 # that public captures of the live API show byte for byte (below); where no capture exists,
-# `msgmodel/protocol.py` says which reading it chose. If you set `ANTHROPIC_API_KEY` and replay
+# `msgmodel/core/protocol.py` says which reading it chose. If you set `ANTHROPIC_API_KEY` and replay
 # the refused request with the real client, the live API checks the same structure before any
 # model runs and should answer with the same words (the index and the id are those of your
 # request). Not executed here:
@@ -455,7 +456,7 @@ print(inspect.getsource(compact29._is_clean_user_start))
 # every such fact, not just this one):
 
 # %%
-for path in sorted(Path(msgmodel.legacy.__file__).parent.glob("*.py")):
+for path in sorted(Path(msgmodel.course.legacy.__file__).parent.glob("*.py")):
     source = path.read_text()
     tree = ast.parse(source)
     lines = sorted(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value == "tool_result")
@@ -539,13 +540,13 @@ print("message dropped:", validate([sent[0], *sent[2:]]))
 
 # %% [markdown]
 # Dropping the whole message is valid (`[]`: no violation). If you repair, report what you changed:
-# `msgmodel.compact.repair` returns notes next to the repaired history (chapter 05).
+# `msgmodel.core.compact.repair` returns notes next to the repaired history (chapter 05).
 #
 # **"Should the cut move forward or backward?"**
 # Forward (step 29) never exceeds the budget, but it keeps *fewer* messages than asked, sometimes
 # none (see the pitfalls). Backward keeps at least `keep` messages and can overshoot the budget.
 # Claude Code moves the start back (see [vs. the real source](#vs.-the-real-source));
-# `msgmodel.compact` keeps "the shortest suffix of at least
+# `msgmodel.core.compact` keeps "the shortest suffix of at least
 # `keep_recent` messages that starts at a clean cut". Exercise 01.3 is the backward version.
 # Here is how much the forward fix kept in each compaction of the small-talk session, when asked
 # for 7:
@@ -723,7 +724,7 @@ print(validate(split)[0])
 # may be a string or a list, and a user message may hold a `tool_result` *and* text.
 
 # %%
-from msgmodel.exercises import check, reveal
+from msgmodel.course.exercises import check, reveal
 
 
 def first_clean_start(history):
@@ -739,7 +740,7 @@ check("01.1", first_clean_start)
 # history below. What does the API answer? Answer with one letter.
 
 # %%
-from msgmodel.exercises.ch01 import CHOICES, EXERCISE_KEEP, exercise_history
+from msgmodel.course.exercises.ch01 import CHOICES, EXERCISE_KEEP, exercise_history
 
 draw(from_api(exercise_history()))
 print(f"\nsent: [summary, *history[-{EXERCISE_KEEP}:]]   (each 400 text is cut before its second sentence)")

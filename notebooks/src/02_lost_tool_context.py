@@ -71,7 +71,7 @@
 #
 # ### 1. A debugging session with the legacy engine
 #
-# The exhibit is `msgmodel.legacy.engine.QueryEngine`, the dict-based agent loop as it stood at
+# The exhibit is `msgmodel.course.legacy.engine.QueryEngine`, the dict-based agent loop as it stood at
 # steps 29–30. It calls the model through the official SDK, runs each `tool_use`, and builds the
 # `tool_result` dicts by hand. The demo tools (`read_file`, `grep`, ... over a small in-memory
 # project) include no shell, so we add a stand-in `run_command` that behaves like a typical
@@ -88,10 +88,11 @@
 # %%
 from msgmodel import TextBlock, ToolUseBlock, from_api
 from msgmodel.api import local_client
-from msgmodel.display import show
-from msgmodel.legacy.engine import QueryEngine as LegacyEngine
-from msgmodel.scripted import ScriptedModel
-from msgmodel.tools import demo_registry, tools_param
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.api.scripted import ScriptedModel
+from msgmodel.core.tools import tools_param
+from msgmodel.course.display import show
+from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
 
 # %%
 PYTEST_OUTPUT = """exit code 1
@@ -163,9 +164,9 @@ show(from_api(history))
 
 # %%
 from msgmodel import tool_uses_of, transcript_of
-from msgmodel.legacy import summary30
-from msgmodel.teaching import side_by_side
-from msgmodel.widgets import TranscriptCompare
+from msgmodel.course.legacy import summary30
+from msgmodel.course.teaching import side_by_side
+from msgmodel.course.widgets import TranscriptCompare
 
 
 def first_lines(transcript: str, keep: int = 2) -> str:
@@ -219,8 +220,8 @@ print(f"mentions of {compare.query.value!r} (before, after):", compare.hits(comp
 import anthropic
 
 from msgmodel import to_api, user_text
-from msgmodel.legacy import api as legacy_api
-from msgmodel.protocol import validate
+from msgmodel.core.protocol import validate
+from msgmodel.course.legacy import api as legacy_api
 
 ASK = "Summarize this conversation so far, for the assistant to continue from."
 request = [*history, *to_api([user_text(ASK)])]
@@ -369,7 +370,7 @@ side_by_side(summary30.transcript_fixed(to_api(tricky)), transcript_of(tricky), 
 
 # %%
 from msgmodel import tool_results_of
-from msgmodel.synth import synth_session
+from msgmodel.course.synth import synth_session
 
 session = synth_session(300, seed=0)
 results = [r for m in session for r in tool_results_of(m)]
@@ -449,7 +450,7 @@ import tempfile
 from pathlib import Path
 
 from msgmodel import DecodeError, block_to_api, from_json
-from msgmodel.legacy import storage as legacy_storage
+from msgmodel.course.legacy import storage as legacy_storage
 
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "session.json"
@@ -464,7 +465,7 @@ except DecodeError as e:
 # %% [markdown]
 # The session is now poisoned: every later request carries the same result and fails the same
 # way, and a restart replays it from the saved file. What catches the slip *before* the server?
-# `msgmodel.protocol.validate`, which lists every violation it finds:
+# `msgmodel.core.protocol.validate`, which lists every violation it finds:
 
 # %%
 for v in validate(engine.messages):
@@ -474,7 +475,7 @@ for v in validate(engine.messages):
 # Only the first line is verified: it is the 400 above, in the live API's words. The second is
 # msgmodel's reading, not verified live: no capture shows whether the API also names the stray
 # `toolUseId` ("Extra inputs are not permitted"), or in which order it would list the two
-# (`msgmodel/protocol.py`, "Open questions", Q2). The third follows from the first: a result
+# (`msgmodel/core/protocol.py`, "Open questions", Q2). The third follows from the first: a result
 # without a `tool_use_id` answers nothing, so the call `toolu_04` counts as unanswered.
 
 # %% [markdown]
@@ -682,7 +683,7 @@ print("messages in the history:", len(guarded.messages), "(the prompt and the ca
 # result, an image.
 
 # %%
-from msgmodel.exercises import check, reveal
+from msgmodel.course.exercises import check, reveal
 
 
 def render_block(b):
@@ -703,7 +704,7 @@ check("02.1", render_block)
 # *alone*, correctly? (Reading the history itself would be cheating: the summarizer cannot.)
 
 # %%
-from msgmodel.exercises.ch02 import HAND_BUILT, QUIZ_HISTORY, QUIZ_QUESTIONS
+from msgmodel.course.exercises.ch02 import HAND_BUILT, QUIZ_HISTORY, QUIZ_QUESTIONS
 
 print(summary30.transcript_fixed(to_api(QUIZ_HISTORY)))
 

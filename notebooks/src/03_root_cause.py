@@ -17,7 +17,7 @@
 # %% [markdown]
 # ## What
 #
-# We point a small scanner (`msgmodel.knowledge`, built on `ast`) at the legacy package and list
+# We point a small scanner (`msgmodel.course.knowledge`, built on `ast`) at the legacy package and list
 # every place that knows, by hand, what a content block looks like: every `"tool_result"`
 # compared, every `["content"]` read, every `{"type": ...}` dict built. We count those places by
 # block kind and function, by wire name and module, and by the question they answer. Then we put
@@ -66,15 +66,15 @@
 # `QueryEngine.ts` spelled `{ type: "tool_result", ... }` by hand, and `api.ts` read text its
 # own way. Step 31 keeps each once in `message.ts`: `isCleanUserStart(m)` becomes
 # `!!m && m.role === "user" && !isToolResultMessage(m)`, and `blockToText(b)` one
-# `switch (b.type)` with a case per kind. `msgmodel.legacy` replays the state before, in Python.
+# `switch (b.type)` with a case per kind. `msgmodel.course.legacy` replays the state before, in Python.
 #
 # Three questions, each about a block's shape, each answered privately. How many such private
 # answers does the legacy package hold? Let's count them instead of guessing.
 
 # %%
-import msgmodel.legacy as legacy
-from msgmodel.knowledge import PIECES, describe, scan_block_knowledge, scan_source, tabulate
-from msgmodel.legacy import api, compact29, summary30
+import msgmodel.course.legacy as legacy
+from msgmodel.course.knowledge import PIECES, describe, scan_block_knowledge, scan_source, tabulate
+from msgmodel.course.legacy import api, compact29, summary30
 
 # %% [markdown]
 # ### 2. Measure the copying
@@ -171,7 +171,7 @@ for s in sites:
 # %%
 import inspect
 
-from msgmodel.teaching import side_by_side
+from msgmodel.course.teaching import side_by_side
 
 left = inspect.getsource(api.extract_text) + "\n" + inspect.getsource(summary30._message_text)
 titles = ("copy #3: api.extract_text; the bug: summary30._message_text", "copy #2: summary30._block_to_text")
@@ -265,8 +265,9 @@ import functools
 import anthropic
 
 from msgmodel.api import local_client
-from msgmodel.legacy.engine import QueryEngine
-from msgmodel.tools import demo_registry, tools_param
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.core.tools import tools_param
+from msgmodel.course.legacy.engine import QueryEngine
 
 registry = demo_registry()
 tools = {name: tool.run for name, tool in registry.items()}
@@ -349,11 +350,11 @@ for name, site in buggy.items():
 # ### 5. What the type checker sees
 #
 # Could a tool have caught the slip before it ran? We ask mypy, from this notebook:
-# `msgmodel.teaching.type_check` runs `mypy --strict` on snippets in a scratch folder and returns
+# `msgmodel.course.teaching.type_check` runs `mypy --strict` on snippets in a scratch folder and returns
 # its report, with short file names such as `loop.py:9`.
 
 # %%
-from msgmodel.teaching import type_check
+from msgmodel.course.teaching import type_check
 
 # %% [markdown]
 # The legacy package is already type-checked: `make check` runs `mypy --strict msgmodel`, and it
@@ -587,8 +588,8 @@ print("sites found in a copy spelled through constants:", len(scan_source(hidden
 # reader such as `is_tool_result_message` is not a copy, and neither is building a result.
 
 # %%
-from msgmodel.exercises import check, reveal
-from msgmodel.exercises.ch03 import CLASSIFY_LINES, COPIES_SNIPPET
+from msgmodel.course.exercises import check, reveal
+from msgmodel.course.exercises.ch03 import CLASSIFY_LINES, COPIES_SNIPPET
 
 print(COPIES_SNIPPET)
 

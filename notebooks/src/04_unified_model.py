@@ -10,13 +10,13 @@
 # # 04 · One authoritative model
 #
 # *Chapters 01–03 found two bugs with one cause: the shape of a message was known in many places,
-# and each place knew it a little differently. This chapter reads the cure, `msgmodel/message.py`,
+# and each place knew it a little differently. This chapter reads the cure, `msgmodel/core/message.py`,
 # one part at a time, and checks every claim it makes by running it.*
 
 # %% [markdown]
 # ## What
 #
-# `msgmodel/message.py` is the only module in the package that knows what a chat message looks
+# `msgmodel/core/message.py` is the only module in the package that knows what a chat message looks
 # like. It has four parts: the **blocks** (a tagged union of five classes), the **constructors**
 # (the only way the package builds a message), the **readers** (the only way it reads one), and
 # the **codec** (JSON and SDK dicts in and out, with errors that name the JSON path). We walk
@@ -33,7 +33,7 @@
 # **"`list[Any]` works. Why spend a week on a type module?"**
 #
 # Because "works" meant "works until one of the copies gets a detail wrong". Chapter 03 counted
-# the places in `msgmodel.legacy` that know what a block looks like. The orphan `tool_result` of
+# the places in `msgmodel.course.legacy` that know what a block looks like. The orphan `tool_result` of
 # chapter 01 and the `(tool call)` summary of chapter 02 look unrelated, but each was one of those
 # copies getting a detail wrong: compaction's idea of where a history may start, and the
 # summarizer's idea of how to render a block. Patching a copy fixes one symptom and leaves the
@@ -63,7 +63,7 @@
 #
 # ```mermaid
 # flowchart LR
-#   subgraph B["Before: msgmodel.legacy, list of dicts"]
+#   subgraph B["Before: msgmodel.course.legacy, list of dicts"]
 #     direction TB
 #     B1["compact29: its own _is_clean_user_start, copy 1"]
 #     B2["summary30: its own _block_to_text, copy 2"]
@@ -89,7 +89,7 @@
 # engine, shown in chapter 05), while `msgmodel.api` is the local Messages API server these notebooks
 # send requests to.
 #
-# | Part | What it holds | What it replaces in `msgmodel.legacy` |
+# | Part | What it holds | What it replaces in `msgmodel.course.legacy` |
 # |---|---|---|
 # | Blocks | five block classes, `ContentBlock` (their union), `Message` | dicts with a `"type"` key to remember |
 # | Constructors | `user_text`, `assistant_msg`, `tool_result_msg`, `tool_result_block` | hand-built tool_result dicts |
@@ -141,8 +141,8 @@ from msgmodel import (
     ToolUseBlock,
     block_to_api,
 )
-from msgmodel.display import show
-from msgmodel.exercises import check, reveal
+from msgmodel.course.display import show
+from msgmodel.course.exercises import check, reveal
 
 # %% [markdown]
 # ### 3. The blocks: a tagged union
@@ -171,8 +171,8 @@ from msgmodel.exercises import check, reveal
 
 # %%
 print(inspect.getsource(TextBlock))
-print("_EXTRA_WIRE_NAME =", repr(msgmodel.message._EXTRA_WIRE_NAME))
-print("_STRUCT_OPTS =", msgmodel.message._STRUCT_OPTS)
+print("_EXTRA_WIRE_NAME =", repr(msgmodel.core.message._EXTRA_WIRE_NAME))
+print("_STRUCT_OPTS =", msgmodel.core.message._STRUCT_OPTS)
 
 # %% [markdown]
 # `type` is not a field. It costs nothing per instance, and nobody can build a `TextBlock` whose
@@ -254,12 +254,13 @@ print(blocks_of(user_text("")), "← an empty string is no blocks at all")
 # Four functions build every message in the package: `user_text(s)`, `assistant_msg(blocks)`,
 # `tool_result_msg(results)` and `tool_result_block(tool_use_id, content, is_error=False)`. Here
 # they build a realistic exchange. The model greps the config and, in the same turn, reads a file
-# that does not exist. The demo tools (`msgmodel.tools`, an in-memory project) produce the
+# that does not exist. The demo tools (`msgmodel.api.demo_tools`, an in-memory project) produce the
 # results, through the same constructors.
 
 # %%
 from msgmodel import assistant_msg, tool_result_block, tool_result_msg
-from msgmodel.tools import demo_registry, run_tool
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.core.tools import run_tool
 
 registry = demo_registry()
 grep_call = ToolUseBlock(id="toolu_01A", name="grep", input={"pattern": "retries", "path": "src/config.py"})
@@ -373,7 +374,7 @@ print(message_to_text(history[1]))
 
 # %%
 from msgmodel import to_api, transcript_of
-from msgmodel.legacy import summary30  # the exhibit, imported here for contrast only
+from msgmodel.course.legacy import summary30  # the exhibit, imported here for contrast only
 
 print(summary30.transcript(to_api(history)))
 print("-" * 40)
@@ -384,7 +385,7 @@ print(transcript_of(history))
 #
 # The TypeScript design's central claim is that one `type` field lets the compiler narrow: inside
 # `case "text"`, `b` *is* a `TextBlock`. Python makes the same claim. We can check it rather than
-# take it on trust. `msgmodel.teaching.type_check` runs `mypy --strict` on a snippet, through
+# take it on trust. `msgmodel.course.teaching.type_check` runs `mypy --strict` on a snippet, through
 # `mypy.api` in this process, in a scratch folder where `msgmodel` is importable, and returns what
 # mypy says (the snippet is called `snippet.py`).
 #
@@ -392,7 +393,7 @@ print(transcript_of(history))
 # printing a type.
 
 # %%
-from msgmodel.teaching import type_check
+from msgmodel.course.teaching import type_check
 
 type_check("""\
     from typing import reveal_type
@@ -518,13 +519,13 @@ print("from_api(to_api(history)) == history:  ", from_api(to_api(history)) == hi
 # `to_api(history)`. It is wired to the local Messages API (`local_client()`, no network, no
 # key). `blocks_from_api` turns the SDK's response objects back into our blocks, and
 # `assistant_msg` adds them to the history. The answer comes from the local API's default model,
-# `RuleModel` (a rule-based stand-in from `msgmodel.scripted`), not from Claude, which is why it
+# `RuleModel` (a rule-based stand-in from `msgmodel.api.scripted`), not from Claude, which is why it
 # reads so mechanically.
 
 # %%
 from msgmodel import blocks_from_api
 from msgmodel.api import local_client
-from msgmodel.tools import tools_param
+from msgmodel.core.tools import tools_param
 
 client = local_client()
 resp = client.messages.create(
@@ -569,10 +570,10 @@ for label, text in bad_inputs.items():
 #
 # `from_json` checks **shape** ("is this a list of messages at all?"). It does not check the
 # protocol's rules. Spell the field right and the third input decodes, even though no `tool_use`
-# precedes its result. Pairing is `msgmodel.protocol`'s job, and it answers with chapter 01's error:
+# precedes its result. Pairing is `msgmodel.core.protocol`'s job, and it answers with chapter 01's error:
 
 # %%
-from msgmodel.protocol import validate
+from msgmodel.core.protocol import validate
 
 fixed = from_json(bad_inputs["the toolUseId slip"].replace("toolUseId", "tool_use_id"))
 print("decodes to:", fixed)
@@ -582,7 +583,7 @@ print("protocol:  ", *validate(fixed))
 # The same split holds for a field the model does not know on a known block. The model is
 # deliberately lossless, so a misspelled `is_eror` goes into `extra` (it could be a field the API
 # added last week). The validator refuses it with "Extra inputs are not permitted". That refusal is
-# *msgmodel's reading* of the API, not a live capture: `msgmodel/protocol.py` lists it under "Other
+# *msgmodel's reading* of the API, not a live capture: `msgmodel/core/protocol.py` lists it under "Other
 # readings" (extra fields are checked against every field the SDK knows for that block kind).
 
 # %%
@@ -641,24 +642,25 @@ print(transcript_of(session))
 # ### 9. A first check: the legacy helpers are gone
 #
 # Last, the "after" half of the map, checked against the source. This is a narrow check: the
-# modules that replaced the legacy exhibits import what they need from `msgmodel.message`, and
+# modules that replaced the legacy exhibits import what they need from `msgmodel.core.message`, and
 # none of them defines one of the four legacy helpers by name. It does not prove that no copy of
 # the knowledge remains under another name; chapter 05 re-runs chapter 03's scanner on the whole
 # package for that.
 
 # %%
 import ast
+import importlib
+import inspect
 import textwrap
-from pathlib import Path
 
 legacy_helpers = {"_is_clean_user_start", "_block_to_text", "extract_text", "_message_text"}
-for name in ["compact", "engine", "api", "storage"]:
-    tree = ast.parse((Path(msgmodel.__file__).parent / f"{name}.py").read_text())
+for name in ["core.compact", "core.engine", "api.server", "core.storage"]:
+    tree = ast.parse(inspect.getsource(importlib.import_module(f"msgmodel.{name}")))
     nodes = list(ast.walk(tree))
-    imports = [n for n in nodes if isinstance(n, ast.ImportFrom) and n.module == "msgmodel.message"]
+    imports = [n for n in nodes if isinstance(n, ast.ImportFrom) and n.module == "msgmodel.core.message"]
     used = sorted(a.name for n in imports for a in n.names)
     own = sorted(n.name for n in nodes if isinstance(n, ast.FunctionDef) and n.name in legacy_helpers)
-    print(f"{name:8} own copies: {own or 'none'}; imports {len(used)} names from msgmodel.message:")
+    print(f"{name:12} own copies: {own or 'none'}; imports {len(used)} names from msgmodel.core.message:")
     print(textwrap.fill(", ".join(used), width=100, initial_indent="    ", subsequent_indent="    "))
 
 # %% [markdown]
@@ -853,7 +855,7 @@ check("04.2", count_kinds)
 # `.path` its `DecodeError` names, as a string such as `"$[0].content"`.
 
 # %%
-from msgmodel.exercises.ch04 import BAD_SESSION
+from msgmodel.course.exercises.ch04 import BAD_SESSION
 
 print(BAD_SESSION.decode())
 

@@ -9,7 +9,7 @@
 # %% [markdown]
 # # 05 · The refactor, and the bugs as regression tests
 #
-# Chapter 04 built the cure: one module, `msgmodel/message.py`, that owns the shape of a message. This chapter
+# Chapter 04 built the cure: one module, `msgmodel/core/message.py`, that owns the shape of a message. This chapter
 # applies it. We rewire compaction, the agent loop, the API layer and storage onto that module. Then we replay the
 # two bugs from chapters 01 and 02 on the new stack, and turn each bug into a test that would catch it if it ever
 # came back.
@@ -17,7 +17,8 @@
 # %% [markdown]
 # ## What
 #
-# We look at how `msgmodel.compact`, `msgmodel.engine`, the local API and `msgmodel.storage` now build and read
+# We look at how `msgmodel.core.compact`, `msgmodel.core.engine`, the local API and `msgmodel.core.storage` now build
+# and read
 # messages. The answer is short: through `message.py`'s constructors and readers, and nothing else. Then we rerun
 # chapter 01's conversation (it used to get a 400; now it gets a 200) and chapter 02's summary (it used to be a row of
 # `(tool call)` placeholders; now it names what was read, run and failed). Each bug becomes a regression test, and the
@@ -55,7 +56,8 @@
 #
 # Everything below runs offline. `local_client()` is the official `anthropic` SDK wired to a local Messages API that
 # checks requests like the live one and answers a 400 with the API's exact text. The setup imports what the
-# refactor and the first replay use; later sections import what they add. The legacy exhibits (`msgmodel.legacy`, the
+# refactor and the first replay use; later sections import what they add. The legacy exhibits
+# (`msgmodel.course.legacy`, the
 # code as it stood in steps 29–30) come along so that we can show the old failure next to the new success.
 
 # %%
@@ -65,18 +67,19 @@ import inspect
 import anthropic
 
 import msgmodel.api
-import msgmodel.compact
-import msgmodel.engine
-import msgmodel.storage
+import msgmodel.core.compact
+import msgmodel.core.engine
+import msgmodel.core.storage
 from msgmodel import from_api, is_clean_user_start, to_api
 from msgmodel.api import local_client
-from msgmodel.compact import compact, plan_compaction, summarizer_from_client
-from msgmodel.display import show
-from msgmodel.engine import EngineConfig, QueryEngine
-from msgmodel.legacy import compact29
-from msgmodel.legacy.engine import QueryEngine as LegacyEngine
-from msgmodel.protocol import validate
-from msgmodel.tools import demo_registry, run_tool, tools_param
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.core.compact import compact, plan_compaction, summarizer_from_client
+from msgmodel.core.engine import EngineConfig, QueryEngine
+from msgmodel.core.protocol import validate
+from msgmodel.core.tools import run_tool, tools_param
+from msgmodel.course.display import show
+from msgmodel.course.legacy import compact29
+from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
 
 TOOLS = demo_registry()  # read_file, list_dir, grep, calculator over a small in-memory project
 
@@ -108,13 +111,13 @@ TOOLS = demo_registry()  # read_file, list_dir, grep, calculator over a small in
 # compaction, the engine, storage and the local API server import `message.py` instead.
 #
 # Reading the `import` statements is a quick way to check this. The cell below parses each rebuilt module and
-# lists what it takes from `msgmodel.message`:
+# lists what it takes from `msgmodel.core.message`:
 
 # %%
-for module in (msgmodel.compact, msgmodel.engine, msgmodel.api, msgmodel.storage):
+for module in (msgmodel.core.compact, msgmodel.core.engine, msgmodel.api, msgmodel.core.storage):
     tree = ast.parse(inspect.getsource(module))
     names = [a.name for node in tree.body if isinstance(node, ast.ImportFrom) for a in node.names
-             if node.module == "msgmodel.message"]
+             if node.module == "msgmodel.core.message"]
     print(f"{module.__name__:17} ← {', '.join(names)}")
 
 # %% [markdown]
@@ -157,9 +160,9 @@ session = [user_text("Read src/missing.py"),
 # %%
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "session.jsonl"
-    msgmodel.storage.save(path, session)
+    msgmodel.core.storage.save(path, session)
     path.write_text(path.read_text().replace('"tool_use_id"', '"toolUseId"'))  # the step-30 slip, by hand
-    loaded = msgmodel.storage.load(path)
+    loaded = msgmodel.core.storage.load(path)
 for p in loaded.problems:
     print(f"{path.name}:{p.line}: {p.reason}")
 last = loaded.messages[-1]
@@ -224,7 +227,7 @@ print(f"compact keeps messages {plan.window.start}..{plan.window.stop - 1} "
       f"the summary replaces 0..{plan.kept_from - 1}")
 
 # %% [markdown]
-# Now we send the same conversation, compacted by `msgmodel.compact`, through the same SDK to the same local API.
+# Now we send the same conversation, compacted by `msgmodel.core.compact`, through the same SDK to the same local API.
 # The summarizer is the local model, asked through `summarizer_from_client`. The SDK raises `BadRequestError` on a
 # 400, so a returned `reply` means the API answered 200:
 
@@ -244,7 +247,7 @@ print(f"no exception, so HTTP 200: stop_reason={reply.stop_reason}, content[1] =
 # finishing the loop is the evidence:
 
 # %%
-engine = QueryEngine(local_client(), config=EngineConfig(compact_at_messages=12, keep_recent=7))
+engine = QueryEngine(local_client(), tools=demo_registry(), config=EngineConfig(compact_at_messages=12, keep_recent=7))
 for prompt in PROMPTS * 2:
     engine.run_sync(prompt)
 print(f"{engine.turns} prompts, {engine.model_calls} model calls, {engine.compactions} compaction(s), no 400")
@@ -260,8 +263,8 @@ print(f"{engine.turns} prompts, {engine.model_calls} model calls, {engine.compac
 
 # %%
 from msgmodel import TextBlock
-from msgmodel.scripted import ScriptedModel
-from msgmodel.tools import Tool, ToolRegistry
+from msgmodel.api.scripted import ScriptedModel
+from msgmodel.core.tools import Tool, ToolRegistry
 
 FAILED_TESTS = "exit code 1\nsrc/app.py:15: TypeError: 'str' object cannot be interpreted as an integer\n1 failed"
 shell = Tool("run_command", "Run a shell command; returns its exit code and output.",  # chapter 02's stand-in
@@ -286,7 +289,7 @@ TURNS = [  # chapter 02's script, plus the answer its last turn never got to giv
 
 # %%
 from msgmodel import block_to_api
-from msgmodel.engine import ToolResulted
+from msgmodel.core.engine import ToolResulted
 
 engine = QueryEngine(local_client(ScriptedModel(TURNS)), tools=ToolRegistry([*TOOLS.values(), shell]))
 print(engine.run_sync("The tests fail when APP_RETRIES is set. Find out why.").text)
@@ -302,7 +305,7 @@ print(turn.text)
 # with step 30's local fix (copy #2), and with the new code. All three ask the same local model for the summary:
 
 # %%
-from msgmodel.legacy import summary30
+from msgmodel.course.legacy import summary30
 
 debugging = [*engine.history, user_text("Now fix config.py.")]
 summarize = summarizer_from_client(local_client())
@@ -407,7 +410,7 @@ def outcome(test, impl):
         return f"FAILS: {err}"
 
 # %%
-for name, impl in [("msgmodel.compact.compact", compact), ("legacy slicing (step 29 bug)", legacy_slicing),
+for name, impl in [("msgmodel.core.compact.compact", compact), ("legacy slicing (step 29 bug)", legacy_slicing),
                    ("legacy local fix (copy #1)", legacy_local_fix)]:
     print(f"{name:30} {outcome(test_step29_compaction_never_orphans_a_tool_result, impl)}")
 print()
@@ -537,18 +540,20 @@ broken = [
 ]
 
 # %% [markdown]
-# `ConversationView` (from `msgmodel.widgets`) shows what `validate` finds, on the messages themselves: the verdict
+# `ConversationView` (from `msgmodel.course.widgets`) shows what `validate` finds, on the messages themselves: the
+# verdict
 # the API would give, every violation in the API's words, and each violation in red on the block it names, with a
 # tool call and its result sharing a numbered badge. In JupyterLab it is a live widget with a filter; on a static page
 # you see the same cards, and in plain text the summary below, where ✗ marks a message with a problem.
 #
 # One detail of the paths: for the `tool_use` check, `messages.N` counts *turns*, that is, consecutive messages of
 # the same role merged into one (raw messages 0–1 are one user turn, 3–4 another). So `messages.3` is the turn that
-# raw message 5 belongs to. That is msgmodel's reading of the API's indexing (question Q1 in `msgmodel/protocol.py`,
+# raw message 5 belongs to. That is msgmodel's reading of the API's indexing (question Q1 in
+# `msgmodel/core/protocol.py`,
 # backed by one recording). Each violation also keeps the raw index, in `v.at`, which is how the view places it.
 
 # %%
-from msgmodel.widgets import ConversationView
+from msgmodel.course.widgets import ConversationView
 
 view = ConversationView(broken, title="broken")
 view
@@ -564,11 +569,11 @@ for v in view.verdict.violations:
     print(f"  {v.rule:20} raw {v.at}")
 
 # %% [markdown]
-# `repair` fixes all three breaks and says how. `help(repair)` and the module docstring of `msgmodel.compact` list
+# `repair` fixes all three breaks and says how. `help(repair)` and the module docstring of `msgmodel.core.compact` list
 # every kind of note it can make.
 
 # %%
-from msgmodel.compact import repair
+from msgmodel.core.compact import repair
 
 repaired, notes = repair(broken)
 for note in notes:
@@ -597,7 +602,7 @@ print("repair is idempotent:         ", repair(repaired) == (repaired, []))
 
 # %%
 from msgmodel import message_to_text
-from msgmodel.compact import compact_with_provenance
+from msgmodel.core.compact import compact_with_provenance
 
 c = compact_with_provenance(history, keep_recent=7, summarize=lambda t: "Read src/app.py.")
 print(f"replaced input messages {c.replaced[0]}..{c.replaced[1] - 1}; window starts at input message {c.kept_from}")
@@ -629,9 +634,9 @@ LONG = ["Read src/app.py", "What is (3 + 4) * 2 ** 3?", "Search for 'retries' in
         "Where is 'APP_TIMEOUT' used? grep for it", "Please read tests/test_app.py", "Compute 2 ** 10 - 24"] * 2
 
 # %%
-from msgmodel.engine import AssistantMessage, Compacted
+from msgmodel.core.engine import AssistantMessage, Compacted
 
-engine = QueryEngine(local_client(), config=EngineConfig(compact_at_messages=12, keep_recent=3))
+engine = QueryEngine(local_client(), tools=demo_registry(), config=EngineConfig(compact_at_messages=12, keep_recent=3))
 tool_turns = failed_results = compacted_events = refused = invalid = 0
 for prompt in LONG:
     try:
@@ -660,10 +665,10 @@ for label, value in [("prompts", engine.turns), ("model calls", engine.model_cal
 # every module of the package except the exhibits themselves and the exercises, not on a hand-picked few:
 
 # %%
-from msgmodel.knowledge import scan_block_knowledge, tabulate
+from msgmodel.course.knowledge import scan_block_knowledge, tabulate
 
-before = scan_block_knowledge(msgmodel.legacy)
-after = scan_block_knowledge(msgmodel, exclude=["msgmodel.legacy", "msgmodel.exercises"])
+before = scan_block_knowledge(msgmodel.course.legacy)
+after = scan_block_knowledge(msgmodel, exclude=["msgmodel.course.legacy", "msgmodel.course.exercises"])
 
 
 def count_row(label, sites):
@@ -671,7 +676,7 @@ def count_row(label, sites):
 
 # %%
 print(f"{'module':28} {'by hand':>8} {'typed':>6}")
-for scan, total in [(before, "all of msgmodel.legacy"), (after, "msgmodel, without legacy")]:
+for scan, total in [(before, "all of msgmodel.course.legacy"), (after, "msgmodel, without legacy")]:
     for module in dict.fromkeys(s.module for s in scan):
         count_row(module, [s for s in scan if s.module == module])
     count_row(total, scan)
@@ -899,11 +904,11 @@ print([m.role for m in compacted[:3]], "→ validate:", validate(compacted))
 # it. Write `regression(compact_fn)`, which raises `AssertionError` if `compact_fn`, called like
 # `compact(LONG_LOOP, keep_recent=k, summarize=...)`, ever fails to end with the last `k` messages of `LONG_LOOP`,
 # unchanged. It must pass on a correct compactor (which may keep *more* than `k`). The checker runs your test
-# against `msgmodel.compact.compact` and two buggy compactors; one of them is wrong for a single window size.
+# against `msgmodel.core.compact.compact` and two buggy compactors; one of them is wrong for a single window size.
 
 # %%
-from msgmodel.exercises import check, reveal
-from msgmodel.exercises.ch05 import LONG_LOOP
+from msgmodel.course.exercises import check, reveal
+from msgmodel.course.exercises.ch05 import LONG_LOOP
 
 for i, m in enumerate(LONG_LOOP):
     print(f"{i:2} {m.role:9} {message_to_text(m)[:60]}")
@@ -934,7 +939,7 @@ check("05.2", faithful)
 #
 # **05.3: predict `repair`'s notes.** Here is another broken history. Without running `repair` on it, list the
 # `kind`s of the notes it will report, in order. The repair section showed three of the kinds; here are all nine
-# (the module docstring of `msgmodel.compact`, "The repair, exactly", has the precise rules):
+# (the module docstring of `msgmodel.core.compact`, "The repair, exactly", has the precise rules):
 #
 # | kind | what `repair` did |
 # |---|---|
@@ -952,7 +957,7 @@ check("05.2", faithful)
 from IPython.display import display
 
 from msgmodel import tool_results_of
-from msgmodel.exercises.ch05 import REPAIR_PUZZLE
+from msgmodel.course.exercises.ch05 import REPAIR_PUZZLE
 
 display(show(REPAIR_PUZZLE))
 

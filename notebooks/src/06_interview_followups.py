@@ -23,7 +23,7 @@
 # interviewer is likely to ask, each with a model answer (and a cell, or a link to the chapter
 # that proves it), and a self-check quiz.
 #
-# After this chapter you can defend every design choice in `msgmodel/message.py` in a few
+# After this chapter you can defend every design choice in `msgmodel/core/message.py` in a few
 # sentences, and back each answer with a concrete example.
 
 # %% [markdown]
@@ -56,7 +56,7 @@
 # | Q4 What does a new kind cost? | One class in one module; mypy lists every `match` | a scratch module + mypy |
 #
 # One setup cell first: the model, the local API, and a small loader that runs a scratch module's
-# source, so the same text can be imported *and* type-checked (`msgmodel.teaching.type_check` runs
+# source, so the same text can be imported *and* type-checked (`msgmodel.course.teaching.type_check` runs
 # `mypy --strict` on it).
 
 # %%
@@ -83,7 +83,6 @@ from msgmodel import (
     blocks_of,
     from_json,
     is_clean_user_start,
-    storage,
     text_of,
     to_api,
     to_json,
@@ -93,15 +92,17 @@ from msgmodel import (
     user_text,
 )
 from msgmodel.api import local_client
-from msgmodel.claude_code import import_claude_code, sample_session_path
-from msgmodel.compact import plan_compaction, repair
-from msgmodel.engine import EngineConfig
-from msgmodel.exercises import check, reveal
-from msgmodel.protocol import validate
-from msgmodel.scripted import RuleModel
-from msgmodel.synth import synth_session
-from msgmodel.teaching import type_check
-from msgmodel.tools import demo_registry, run_tool, tools_param
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.api.scripted import RuleModel
+from msgmodel.core import storage
+from msgmodel.core.claude_code import import_claude_code, sample_session_path
+from msgmodel.core.compact import plan_compaction, repair
+from msgmodel.core.engine import EngineConfig
+from msgmodel.core.protocol import validate
+from msgmodel.core.tools import run_tool, tools_param
+from msgmodel.course.exercises import check, reveal
+from msgmodel.course.synth import synth_session
+from msgmodel.course.teaching import type_check
 
 MODEL = "claude-sonnet-4-6"
 REGISTRY = demo_registry()
@@ -230,7 +231,7 @@ import ast
 import msgmodel
 
 for module in ["storage", "compact", "engine"]:
-    tree = ast.parse(Path(msgmodel.__file__).with_name(f"{module}.py").read_text())
+    tree = ast.parse((Path(msgmodel.__file__).parent / "core" / f"{module}.py").read_text())
     refs = [
         n
         for n in ast.walk(tree)
@@ -503,10 +504,11 @@ def matches_blocks(f):
     )
 
 
-for path in sorted(Path(msgmodel.__file__).parent.glob("*.py")):
+PACKAGE = Path(msgmodel.__file__).parent
+for path in sorted(PACKAGE.rglob("*.py")):
     if "assert_never(" in (source := path.read_text()):
         sites = [f.name for f in ast.walk(ast.parse(source)) if isinstance(f, ast.FunctionDef) and matches_blocks(f)]
-        print(f"msgmodel/{path.name}: {', '.join(sorted(sites)) or '(none over blocks)'}")
+        print(f"{path.relative_to(PACKAGE.parent)}: {', '.join(sorted(sites)) or '(none over blocks)'}")
 
 # %% [markdown]
 # (`engine.py` matches exhaustively too, but over its events, a different union.) To be complete
@@ -689,7 +691,7 @@ print(phrase)
 # ### Repair, or reject?
 #
 # **Model answer.** Reject by default, and repair only when asked, with a report. `validate` and
-# the API reject a broken history. `msgmodel.compact.repair` is opt-in: it returns the repaired
+# the API reject a broken history. `msgmodel.core.compact.repair` is opt-in: it returns the repaired
 # history *and* one `RepairNote` per change, and nothing calls it implicitly (compaction never
 # does). It never edits, moves or drops a thinking block. The contrast is pydantic-ai's
 # `_clean_message_history`. It runs before every request, drops orphaned tool results and makes up
@@ -938,8 +940,8 @@ print(f"this engine compacts once the history's JSON passes {config.compact_at_c
 # their options. In code, `quiz.choose(0, "[]")` picks and checks an answer.
 
 # %%
-from msgmodel.exercises.ch06 import QUIZ, prediction_cases
-from msgmodel.widgets import Question, Quiz
+from msgmodel.course.exercises.ch06 import QUIZ, prediction_cases
+from msgmodel.course.widgets import Question, Quiz
 
 quiz = Quiz([Question(q.prompt, q.options, q.answer, q.explain, q.hints) for q in QUIZ], title="06 · Self-check")
 quiz

@@ -66,9 +66,9 @@ from pathlib import Path
 
 import msgmodel
 from msgmodel import TextBlock, block_to_api, block_to_text, blocks_of, from_json, text_of, to_json, tool_result_block
-from msgmodel.api import local_client
-from msgmodel.exercises import check, reveal
-from msgmodel.protocol import validate
+from msgmodel.api import demo_registry, local_client
+from msgmodel.core.protocol import validate
+from msgmodel.course.exercises import check, reveal
 
 REPO = Path(msgmodel.__file__).resolve().parents[1]  # the repository root (msgmodel is installed editable)
 
@@ -88,7 +88,7 @@ REPO = Path(msgmodel.__file__).resolve().parents[1]  # the repository root (msgm
 # authority on two ordinary blocks:
 
 # %%
-from msgmodel.legacy import summary30  # the exhibit: compaction's private copy #2, for contrast only
+from msgmodel.course.legacy import summary30  # the exhibit: compaction's private copy #2, for contrast only
 
 failed = tool_result_block("toolu_01B", "FileNotFoundError: src/settings.py", is_error=True)
 as_list = tool_result_block("toolu_01C", [TextBlock("3 passed in 0.41s")])
@@ -448,12 +448,12 @@ snippets = {
 }
 
 # %% [markdown]
-# Now the run: `msgmodel.teaching.type_check` runs `mypy --strict` on the option modules and the five snippets
+# Now the run: `msgmodel.course.teaching.type_check` runs `mypy --strict` on the option modules and the five snippets
 # together (as `use_0.py` … `use_4.py`). Each error line is mapped back to the mistake marked on it, `(1)`, `(2)`
 # or `(3)`. mypy's cache is kept between runs, so only the first run ever pays for checking pydantic.
 
 # %%
-from msgmodel.teaching import type_check
+from msgmodel.course.teaching import type_check
 
 files = {name: f"use_{i}.py" for i, name in enumerate(snippets)}
 report = type_check({**SOURCES, **{files[name].removesuffix(".py"): code for name, code in snippets.items()}})
@@ -572,7 +572,7 @@ import gc
 import statistics
 import time
 
-from msgmodel.synth import synth_session
+from msgmodel.course.synth import synth_session
 
 session = synth_session(3_000, seed=7)
 data = to_json(session)
@@ -713,7 +713,7 @@ print("goals missed:", ", ".join(n for n, ok in goals.items() if not ok))
 import contextlib
 from typing import assert_never
 
-from msgmodel.engine import (
+from msgmodel.core.engine import (
     AssistantMessage,
     Compacted,
     QueryEngine,
@@ -751,7 +751,7 @@ def describe(ev):
 # loop.
 
 # %%
-engine = QueryEngine(local_client())
+engine = QueryEngine(local_client(), tools=demo_registry())
 events = []
 async for ev in engine.run("Read src/app.py and src/missing.py"):
     events.append(ev)
@@ -790,7 +790,7 @@ print("the answer:", more[-1].text.splitlines()[-1])
 # for. Stopping is just leaving the loop. The user presses Esc as the first tool is about to run:
 
 # %%
-engine = QueryEngine(local_client())
+engine = QueryEngine(local_client(), tools=demo_registry())
 async with contextlib.aclosing(engine.run("Read src/app.py and src/db.py")) as stream:
     async for ev in stream:
         print(describe(ev))
@@ -820,7 +820,7 @@ print("valid for the next request:", validate(list(engine.history), as_history=T
 # %%
 from types import SimpleNamespace
 
-from msgmodel.engine import EngineConfig
+from msgmodel.core.engine import EngineConfig
 
 
 def with_thinking(client, budget_tokens=1024):
@@ -833,7 +833,7 @@ def with_thinking(client, budget_tokens=1024):
 
 
 # %%
-engine = QueryEngine(with_thinking(local_client()), config=EngineConfig(max_tokens=2048))
+engine = QueryEngine(with_thinking(local_client()), tools=demo_registry(), config=EngineConfig(max_tokens=2048))
 events = [ev async for ev in engine.run("Read src/app.py")]
 for ev in events:
     print(describe(ev))
@@ -843,11 +843,11 @@ print("\nfirst block of the reply:", type(opener).__name__, "| signature:", open
 # %% [markdown]
 # The thinking block came back from the SDK as its own response type, went through `blocks_from_api` into a
 # `ThinkingBlock`, and was appended by `assistant_msg`. The fold law still holds. Next, we save the session with
-# `msgmodel.storage`, load it, and continue the conversation from the loaded copy. With thinking on, the API
+# `msgmodel.core.storage`, load it, and continue the conversation from the loaded copy. With thinking on, the API
 # checks that the assistant turn which opened a tool loop still starts with its thinking block, signature included.
 
 # %%
-from msgmodel import storage
+from msgmodel.core import storage
 
 print("fold law:", fold_events(events) == list(engine.history))
 with tempfile.TemporaryDirectory() as d:
@@ -855,7 +855,9 @@ with tempfile.TemporaryDirectory() as d:
     loaded = storage.load(Path(d, "session.jsonl")).messages
 print("signature byte for byte after save + load:", blocks_of(loaded[1])[0].signature == opener.signature)
 
-resumed = QueryEngine(with_thinking(local_client()), config=EngineConfig(max_tokens=2048), history=loaded)
+resumed = QueryEngine(
+    with_thinking(local_client()), tools=demo_registry(), config=EngineConfig(max_tokens=2048), history=loaded
+)
 turn = resumed.run_sync("Now list the files in tests/")
 print("the local API accepted the replayed thinking:", turn.ended.reason, "|", turn.text.splitlines()[-1])
 print("the protocol agrees:", validate(list(resumed.history), thinking="enabled", as_history=True) == [])
@@ -868,8 +870,8 @@ print("the protocol agrees:", validate(list(resumed.history), thinking="enabled"
 from msgmodel import ThinkingBlock
 
 for name in ("engine", "storage", "compact"):
-    source = Path(msgmodel.__file__).with_name(f"{name}.py").read_text()
-    print(f"msgmodel/{name}.py mentions ThinkingBlock: {'ThinkingBlock' in source}")
+    source = (Path(msgmodel.__file__).parent / "core" / f"{name}.py").read_text()
+    print(f"msgmodel/core/{name}.py mentions ThinkingBlock: {'ThinkingBlock' in source}")
 print("ThinkingBlock's docstring:", ThinkingBlock.__doc__.splitlines()[0])
 
 # %% [markdown]
@@ -888,7 +890,7 @@ print("ThinkingBlock's docstring:", ThinkingBlock.__doc__.splitlines()[0])
 # Messages-API view of it: what the model would have seen.
 
 # %%
-from msgmodel.claude_code import import_claude_code, sample_session_path
+from msgmodel.core.claude_code import import_claude_code, sample_session_path
 
 path = sample_session_path()
 cc = import_claude_code(path, name=path.name)  # name= keeps absolute paths out of the reports
@@ -966,7 +968,7 @@ for v in validate(cc.messages, as_history=True):
 # The two indexes differ on purpose. Our list keeps consecutive user turns apart (messages 6–9: a rejected tool
 # result, an interrupt, a new instruction, "continue"), as the file writes them. msgmodel's reading is that the API
 # merges consecutive same-role turns before this check and counts merged turns (open question Q1 in
-# `msgmodel/protocol.py`'s docstring), so for the API our message 10 would be its message 7. The error text uses
+# `msgmodel/core/protocol.py`'s docstring), so for the API our message 10 would be its message 7. The error text uses
 # that numbering, to match what the live API would most likely say.
 #
 # The command line does all of this in one step. It recognises the format by content and reports each problem at
@@ -986,7 +988,7 @@ print("exit code:", proc.returncode)
 # %% [markdown]
 # Exit code 1 means "a rule is broken" (2 would mean the file could not be read). Line 47 is the assistant line
 # that holds the unanswered `tool_use`. A tool that resumes this session would first answer it, for example with
-# an `is_error` result saying the run was interrupted. That is `msgmodel.compact.repair`'s job, and it reports
+# an `is_error` result saying the run was interrupted. That is `msgmodel.core.compact.repair`'s job, and it reports
 # what it changed (chapter 05). The importer never repairs anything on its own.
 #
 # ### 6. Where to go next
@@ -1001,9 +1003,11 @@ print("exit code:", proc.returncode)
 #   ([jcristharif.com/msgspec/structs.html#tagged-unions](https://jcristharif.com/msgspec/structs.html#tagged-unions)).
 #   `tag`, `tag_field`, and why a union of structs decodes in one pass.
 # * **The Anthropic docs on tool use**
-#   ([platform.claude.com/docs/en/agents-and-tools/tool-use/overview](https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview))
+#  
+# ([platform.claude.com/docs/en/agents-and-tools/tool-use/overview](https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview))
 #   and **on extended thinking**
-#   ([platform.claude.com/docs/en/build-with-claude/extended-thinking](https://platform.claude.com/docs/en/build-with-claude/extended-thinking)).
+#  
+# ([platform.claude.com/docs/en/build-with-claude/extended-thinking](https://platform.claude.com/docs/en/build-with-claude/extended-thinking)).
 #   The pairing rules, parallel calls, and why thinking blocks must be sent back unchanged.
 # * **[anthropics/anthropic-sdk-python#1598](https://github.com/anthropics/anthropic-sdk-python/issues/1598)**: a
 #   maintainer explains what invalidates a thinking signature.
@@ -1064,7 +1068,7 @@ print("folded into:", [b.type for b in blocks_of(reply)], "→", text_of(reply))
 # abandoned turn, `fold_events(events)` falls one message short of `engine.history`:
 
 # %%
-engine = QueryEngine(local_client())
+engine = QueryEngine(local_client(), tools=demo_registry())
 seen = []
 async with contextlib.aclosing(engine.run("Read src/app.py")) as stream:
     async for ev in stream:
@@ -1184,7 +1188,7 @@ print("missing from the fold:", [block_to_text(b) for b in blocks_of(engine.hist
 # %%
 from IPython.display import Markdown
 
-from msgmodel.exercises.ch07 import CC_LINES, SCENARIOS
+from msgmodel.course.exercises.ch07 import CC_LINES, SCENARIOS
 
 Markdown("\n\n".join(f"**({key})** {text}" for key, text in SCENARIOS.items()))
 

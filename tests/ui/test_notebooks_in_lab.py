@@ -4,7 +4,7 @@ For each notebook: open it, run all cells, then check that
   * every non-empty code cell ran, and no cell shows an error output unless it is tagged
     ``raises-exception``;
   * every widget output rendered (no "Error displaying widget", none stuck "Loading widget...");
-  * each kind of ``msgmodel.widgets`` widget on the page reacts to one interaction: the
+  * each kind of ``msgmodel.course.widgets`` widget on the page reacts to one interaction: the
     ``CompactionExplorer`` slider changes the verdict, a ``Quiz`` answer gets feedback, the
     ``TranscriptCompare`` search counts, the ``ConversationView`` filter re-renders;
 and save a screenshot of the whole notebook (plus one per widget) under ``build/screenshots/``.

@@ -1,0 +1,64 @@
+"""The local Messages API: an offline, deterministic, validating stand-in for ``POST /v1/messages``.
+
+``server``      the API itself (in-process clients for the official SDK, and ``serve`` over HTTP)
+``scripted``    the models that answer it (``ScriptedModel``, ``RuleModel``)
+``demo_tools``  the demo tool set (an in-memory project, a calculator)
+
+Built on the core (``msgmodel.core``), never imported by it.
+"""
+
+from msgmodel.api.demo_tools import DEMO_FILES, calculator, demo_registry
+from msgmodel.api.scripted import Model, RuleModel, ScriptedModel, ScriptExhaustedError, Turn
+from msgmodel.api.server import (
+    BASE_URL,
+    DEFAULT_PORT,
+    LOCAL_API_KEY,
+    MAX_BODY_BYTES,
+    SERVE_HELP,
+    ErrorType,
+    LocalAPI,
+    LocalServer,
+    Response,
+    async_local_client,
+    client,
+    configure_serve,
+    error_response,
+    handle_count_tokens,
+    handle_messages,
+    is_local,
+    local_client,
+    make_server,
+    run_serve,
+    serve,
+)
+
+__all__ = [
+    "BASE_URL",
+    "DEFAULT_PORT",
+    "DEMO_FILES",
+    "LOCAL_API_KEY",
+    "MAX_BODY_BYTES",
+    "SERVE_HELP",
+    "ErrorType",
+    "LocalAPI",
+    "LocalServer",
+    "Model",
+    "Response",
+    "RuleModel",
+    "ScriptExhaustedError",
+    "ScriptedModel",
+    "Turn",
+    "async_local_client",
+    "calculator",
+    "client",
+    "configure_serve",
+    "demo_registry",
+    "error_response",
+    "handle_count_tokens",
+    "handle_messages",
+    "is_local",
+    "local_client",
+    "make_server",
+    "run_serve",
+    "serve",
+]

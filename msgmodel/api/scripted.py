@@ -1,0 +1,374 @@
+"""Deterministic stand-ins for a language model, for the local Messages API.
+
+This module owns *what the local API answers*: given a request (the parsed JSON body of
+``POST /v1/messages``, already validated), a model returns the assistant's content
+blocks. ``msgmodel.api.server`` turns those blocks into the API's Message JSON or its event
+stream; nothing here knows about HTTP.
+
+``Model``
+    The protocol: ``respond(request) -> Sequence[ContentBlock]``. Any object with that
+    method plugs into ``msgmodel.api.server.local_client(model)``.
+
+``ScriptedModel(turns)``
+    Plays a fixed script. Turn ``i`` answers a request whose history holds ``i``
+    assistant messages, so re-running a notebook cell replays the same answer (the model
+    keeps no state). A turn is a string (one text block), a list of blocks, or a
+    callable of the request.
+
+``RuleModel()``
+    A tiny rule-based agent over the demo tools (``read_file``, ``list_dir``, ``grep``,
+    ``calculator``; their schemas live in ``msgmodel.api.demo_tools``). It only calls tools the
+    request's ``tools`` list defines, filling arguments by the names in each tool's
+    ``input_schema``. It answers in text after a tool result, or when no tool fits. Asked
+    to *summarize* without tools (in the last user message or the system prompt), it
+    writes a summary from the conversation's text alone: the tool calls and results it
+    can read there, and how many steps it sees only as placeholders such as
+    ``(tool call)``, so a summary built from a flattened transcript visibly knows less
+    than one built from ``transcript_of``. With ``thinking`` enabled
+    in the request it opens every answer with a signed thinking block.
+
+Both are deterministic: the same request gives the same blocks, byte for byte, and
+tool-use ids derive from a hash of the request's messages.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, TypeAlias, runtime_checkable
+
+import msgspec
+
+from msgmodel.core.message import (
+    ContentBlock,
+    DecodeError,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    block_to_text,
+    blocks_from_api,
+    from_api,
+    is_tool_result_message,
+    message_to_text,
+    result_text,
+    text_of,
+    tool_results_of,
+    tool_uses_of,
+)
+
+__all__ = [
+    "Model",
+    "RuleModel",
+    "ScriptExhaustedError",
+    "ScriptedModel",
+    "Turn",
+    "request_messages",
+    "signature_for",
+    "tool_use_id_for",
+]
+
+
+@runtime_checkable
+class Model(Protocol):
+    """What the local API asks for an answer: the assistant's blocks for one request.
+
+    ``request`` is the parsed JSON body (``model``, ``messages``, ``tools``, ``system``,
+    ``thinking``, ...), already accepted by the validator.
+    """
+
+    def respond(self, request: dict[str, Any]) -> Sequence[ContentBlock]: ...
+
+
+Turn: TypeAlias = str | Sequence[ContentBlock] | Callable[[dict[str, Any]], Sequence[ContentBlock]]
+"""One scripted answer: a string (one text block), the blocks, or a function of the request."""
+
+
+class ScriptExhaustedError(LookupError):
+    """A ``ScriptedModel`` was asked for a turn its script does not have."""
+
+
+def request_messages(request: Mapping[str, Any]) -> list[Message]:
+    """The request's conversation as ``Message``s (in-conversation ``system`` turns left out).
+
+    Raises ``DecodeError`` (with the JSON path) when ``messages`` is not a conversation.
+    """
+    raw = request.get("messages")
+    if not isinstance(raw, list):
+        raise DecodeError("$.messages", "expected an array of messages")
+    # Mid-conversation `system` turns (Claude Opus 4.8) are instructions, not conversation.
+    return from_api([m for m in raw if not (isinstance(m, Mapping) and m.get("role") == "system")])
+
+
+def _digest(*parts: object) -> bytes:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(msgspec.json.encode(part))
+        h.update(b"\x00")
+    return h.digest()
+
+
+def tool_use_id_for(request: Mapping[str, Any], index: int) -> str:
+    """A deterministic ``tool_use`` id for the ``index``-th call answering ``request``.
+
+    It hashes the request's messages, so the ids of one conversation differ turn by turn
+    (the API wants them unique across the conversation) and a replay gives the same ids.
+    """
+    return "toolu_local_" + _digest(request.get("messages"), index).hex()[:20]
+
+
+def signature_for(thinking: str, request: Mapping[str, Any]) -> str:
+    """A deterministic stand-in for the API's thinking signature (base64, like the real one)."""
+    return base64.b64encode(_digest("signature", thinking, request.get("messages"))).decode()
+
+
+# ---------------------------------------------------------------------------------------
+# ScriptedModel
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScriptedModel:
+    """Answers with scripted turns: turn ``i`` for a history holding ``i`` assistant messages."""
+
+    turns: Sequence[Turn]
+
+    def __post_init__(self) -> None:
+        turns: list[Turn] = []
+        for i, turn in enumerate(self.turns):
+            if isinstance(turn, str) or callable(turn):
+                turns.append(turn)
+            elif isinstance(turn, (list, tuple)) and all(isinstance(b, ContentBlock) for b in turn):
+                turns.append(tuple(turn))
+            else:
+                raise TypeError(
+                    f"ScriptedModel turn {i}: expected a string, a list of content blocks (msgmodel.core.message) "
+                    f"or a function of the request, got {turn!r:.120}"
+                )
+        object.__setattr__(self, "turns", tuple(turns))
+
+    def respond(self, request: dict[str, Any]) -> Sequence[ContentBlock]:
+        index = sum(1 for m in request_messages(request) if m.role == "assistant")
+        if index >= len(self.turns):
+            raise ScriptExhaustedError(
+                f"the script has {len(self.turns)} turn(s); this request's history holds {index} assistant "
+                f"message(s), so it asks for turn {index}"
+            )
+        turn = self.turns[index]
+        if isinstance(turn, str):
+            return [TextBlock(turn)]
+        if callable(turn):
+            return list(turn(request))
+        return list(turn)
+
+
+# ---------------------------------------------------------------------------------------
+# RuleModel
+# ---------------------------------------------------------------------------------------
+
+_PATH_RE: Final = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][\w]{0,7})(?![\w/])")
+_DIR_RE: Final = re.compile(r"(?<![\w/.-])((?:\.{1,2}|[\w-]+)(?:/[\w.-]+)*/)(?![\w])")
+_QUOTED_RE: Final = re.compile(r"[\"'`“‘]([^\"'`”’]+)[\"'`”’]")
+_SEARCH_FOR_RE: Final = re.compile(r"\b(?:grep|search|look|find|where)\b(?:\s+\w+)*?\s+for\s+(\S+)", re.IGNORECASE)
+_EXPR_RE: Final = re.compile(r"[-(]*\d+(?:\.\d+)?\)*(?:\s*(?:\*\*|//|[-+*/%])\s*[-(]*\d+(?:\.\d+)?\)*)+")
+_SUMMARY_RE: Final = re.compile(r"\bsummar(?:y|ize|ise|izing|ising)\b", re.IGNORECASE)
+_LIST_RE: Final = re.compile(r"\b(?:list|ls|director(?:y|ies)|folders?|files in)\b", re.IGNORECASE)
+_CALL_RE: Final = re.compile(r"\[call ([\w.-]+)\((.*?)\)\]", re.DOTALL)
+_RESULT_RE: Final = re.compile(r"\[result( \(failed\))?: (.*?)\](?=\s|$)", re.DOTALL)
+_PLACEHOLDER_RE: Final = re.compile(r"\((?:tool call|tool result|tool use|tool_use|tool_result)\)", re.IGNORECASE)
+_TASK_RE: Final = re.compile(r"^User: (?!\[result)(.+)$", re.MULTILINE | re.IGNORECASE)
+
+_MAX_PARALLEL: Final = 4
+_CUT: Final = 80
+
+
+def _cut(s: str, limit: int = _CUT) -> str:
+    s = " ".join(s.split())
+    return s[:limit] + "…" if len(s) > limit else s
+
+
+def _tool_schemas(request: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The request's tools by name: name -> input schema (``{}`` when absent)."""
+    tools = request.get("tools")
+    found: dict[str, Mapping[str, Any]] = {}
+    if not isinstance(tools, list):
+        return found
+    for tool in tools:
+        if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
+            schema = tool.get("input_schema")
+            found[tool["name"]] = schema if isinstance(schema, Mapping) else {}
+    return found
+
+
+def _arguments(schema: Mapping[str, Any], wanted: Sequence[tuple[Sequence[str], object]]) -> dict[str, Any]:
+    """Fill a tool's input from ``wanted`` (candidate property names, value), by its schema.
+
+    Each value goes to the first candidate name the schema declares; when it declares
+    none of them, to the first declared property not taken yet; with no properties at all,
+    to the first candidate name.
+    """
+    properties = schema.get("properties")
+    declared = list(properties) if isinstance(properties, Mapping) else []
+    args: dict[str, Any] = {}
+    for names, value in wanted:
+        key = next((n for n in names if n in declared and n not in args), None)
+        if key is None:
+            key = next((n for n in declared if n not in args), None) if declared else names[0]
+        if key is not None and key not in args:
+            args[key] = value
+    return args
+
+
+def _last_user_text(messages: Sequence[Message]) -> str:
+    for m in reversed(messages):
+        if m.role == "user":
+            return text_of(m)
+    return ""
+
+
+@dataclass(frozen=True)
+class RuleModel:
+    """A deterministic little agent over the demo tools; see the module docstring."""
+
+    def respond(self, request: dict[str, Any]) -> Sequence[ContentBlock]:
+        messages = request_messages(request)
+        tools = _tool_schemas(request)
+        blocks = self._answer(request, messages, tools)
+        if _thinking_enabled(request):
+            thought = self._thought(messages, blocks)
+            return [ThinkingBlock(thinking=thought, signature=signature_for(thought, request)), *blocks]
+        return blocks
+
+    def _answer(
+        self, request: Mapping[str, Any], messages: Sequence[Message], tools: Mapping[str, Mapping[str, Any]]
+    ) -> list[ContentBlock]:
+        last = messages[-1] if messages else None
+        if last is not None and last.role == "user" and is_tool_result_message(last):
+            return [TextBlock(_report_results(messages))]
+        text = _last_user_text(messages)
+        if not tools and (_SUMMARY_RE.search(text) or _SUMMARY_RE.search(_system_text(request))):
+            return [TextBlock(_summarize(messages))]
+        if last is not None and last.role == "user":
+            calls = _plan_calls(text, tools)
+            if calls:
+                intro = TextBlock(f"I'll use {', '.join(sorted({name for name, _ in calls}))} to answer that.")
+                uses = [ToolUseBlock(id=tool_use_id_for(request, i), name=n, input=a) for i, (n, a) in enumerate(calls)]
+                return [intro, *uses]
+        return [TextBlock(_plain_answer(text, tools))]
+
+    def _thought(self, messages: Sequence[Message], blocks: Sequence[ContentBlock]) -> str:
+        calls = sorted({b.name for b in blocks if b.type == "tool_use"})
+        if calls:
+            return f"The request needs {', '.join(calls)}; I will call it and read what comes back."
+        if messages and is_tool_result_message(messages[-1]):
+            return "The tool results are in; I will report what they say."
+        return "No tool is needed here; I will answer directly."
+
+
+def _thinking_enabled(request: Mapping[str, Any]) -> bool:
+    thinking = request.get("thinking")
+    return isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def _plan_calls(text: str, tools: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Which demo tools to call for the user's ``text``, among the ``tools`` defined."""
+    lowered = text.lower()
+    if "grep" in tools:
+        quoted = _QUOTED_RE.search(text)
+        search_for = _SEARCH_FOR_RE.search(text)
+        pattern = quoted.group(1) if quoted else (search_for.group(1).strip(".,;:!?") if search_for else None)
+        if pattern and ("grep" in lowered or "search" in lowered or "find" in lowered or "where" in lowered):
+            where = _DIR_RE.search(text)
+            path = where.group(1) if where else "."
+            return [("grep", _arguments(tools["grep"], [(("pattern", "regex", "query"), pattern), (("path",), path)]))]
+    if "calculator" in tools:
+        expr = _EXPR_RE.search(text)
+        if expr:
+            schema = tools["calculator"]
+            return [("calculator", _arguments(schema, [(("expression", "expr", "input"), expr.group(0).strip())]))]
+    if "read_file" in tools:
+        paths = list(dict.fromkeys(m.group(1) for m in _PATH_RE.finditer(text)))[:_MAX_PARALLEL]
+        if paths:
+            schema = tools["read_file"]
+            return [("read_file", _arguments(schema, [(("path", "file", "filename", "file_path"), p)])) for p in paths]
+    if "list_dir" in tools and _LIST_RE.search(text):
+        where = _DIR_RE.search(text)
+        path = where.group(1) if where else "."
+        return [("list_dir", _arguments(tools["list_dir"], [(("path", "dir", "directory"), path)]))]
+    return []
+
+
+def _report_results(messages: Sequence[Message]) -> str:
+    """The answer after a tool round: one line per result, paired with its call."""
+    last = messages[-1]
+    previous = messages[-2] if len(messages) >= 2 else None
+    calls = {u.id: u for u in tool_uses_of(previous)} if previous is not None else {}
+    lines = []
+    for r in tool_results_of(last):
+        use = calls.get(r.tool_use_id)
+        # Named as `name(args)`, not in the `[call ...]` form of block_to_text: this answer goes
+        # back into the conversation, and a summary must not count a report as another call.
+        what = f"{use.name}({_cut(msgspec.json.encode(use.input).decode())})" if use is not None else r.tool_use_id
+        text = result_text(r)
+        first = text.strip().splitlines()[0] if text.strip() else "(empty)"
+        n_lines = len(text.splitlines())
+        if r.is_error:
+            lines.append(f"- {what} failed: {_cut(first)}")
+        else:
+            lines.append(f"- {what} returned {n_lines} line(s); the first is: {_cut(first)}")
+    head = "Here is what the tools returned:" if lines else "There were no tool results to read."
+    return "\n".join([head, *lines])
+
+
+def _plain_answer(text: str, tools: Mapping[str, Mapping[str, Any]]) -> str:
+    said = _cut(text) if text.strip() else "(nothing)"
+    if tools:
+        return f"You said: {said}. None of my tools ({', '.join(sorted(tools))}) fits that, so I answer directly."
+    return f"You said: {said}. I have no tools in this request, so I answer directly."
+
+
+def _system_text(request: Mapping[str, Any]) -> str:
+    """The request's ``system`` prompt as text (a string, or text blocks)."""
+    system = request.get("system")
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        try:
+            return "\n".join(block_to_text(b) for b in blocks_from_api(system, path="$.system"))
+        except DecodeError:
+            return ""
+    return ""
+
+
+def _summarize(messages: Sequence[Message]) -> str:
+    """A summary from the conversation's text alone: what a summarizer can know is what it reads.
+
+    The ``system`` prompt is instructions, not conversation, and is not summarized.
+    """
+    text = "\n\n".join(message_to_text(m) for m in messages)
+    calls = _CALL_RE.findall(text)
+    results = _RESULT_RE.findall(text)
+    placeholders = len(_PLACEHOLDER_RE.findall(text))
+    lines = ["Summary of the conversation so far (built only from the text I was given):"]
+    task = _TASK_RE.search(text)
+    if task:
+        lines.append(f"- Task: {_cut(task.group(1))}")
+    if calls:
+        lines.append(f"- Tool calls I can see: {len(calls)}")
+        for i, (name, args) in enumerate(calls):
+            outcome = "result not shown"
+            if i < len(results):
+                failed, body = results[i]
+                outcome = ("failed: " if failed else "returned: ") + _cut(body, 60)
+            lines.append(f"  {i + 1}. {name} {_cut(args, 60)} → {outcome}")
+    if placeholders:
+        lines.append(
+            f"- {placeholders} step(s) appear only as placeholders like (tool call): which tool ran, "
+            "with what input, and what it returned is not in the transcript, so I cannot say."
+        )
+    if not calls and not placeholders:
+        lines.append("- No tool activity is visible in the transcript.")
+    return "\n".join(lines)

@@ -1,0 +1,663 @@
+"""A local Anthropic Messages API that validates like the live one, and the clients that use it.
+
+This module owns the *wire* side of the local API: how a ``POST /v1/messages`` request
+is accepted or refused, and what the answer looks like (the Message JSON, or its
+server-sent events when ``stream`` is true). What the model says comes from a pluggable
+deterministic ``msgmodel.api.scripted.Model`` (``RuleModel`` by default); which histories are
+legal is decided by ``msgmodel.core.protocol.validate_request`` alone.
+
+The pieces
+    ``handle_messages(body, headers=None, *, model=None, seq=1) -> Response``
+        The pure handler: JSON bytes in, ``Response(status, headers, body)`` out.
+    ``LocalAPI(model)``
+        Routes ``(method, path, headers, body)`` to ``POST /v1/messages`` and
+        ``POST /v1/messages/count_tokens`` and numbers the answered messages
+        (``msg_local_000001``, ...; refused requests take no number). Both transports
+        below share it.
+    ``local_client(model=None, **kwargs)`` / ``async_local_client(...)``
+        The official ``anthropic`` SDK client wired to a fresh ``LocalAPI`` in-process
+        through ``httpx2.MockTransport``: no socket, no key, ``max_retries=0``.
+    ``client(*, model=None, local=None)``
+        The local API by default; the real API (plain ``anthropic.Anthropic()``) when
+        ``ANTHROPIC_API_KEY`` is set, unless ``local=True`` or ``MSGMODEL_OFFLINE`` is set.
+        The key is read by the SDK only; this module never prints, logs or stores it.
+        ``is_local(c)`` tells which one a client is.
+    ``make_server(port=0, ...)`` / ``serve(port, ...)``
+        The same handler over HTTP, on loopback only. ``configure_serve`` / ``run_serve``
+        are the ``python -m msgmodel serve --port N`` subcommand for ``msgmodel.core.cli``.
+
+Errors, exactly as the live API shapes them
+    A refused request is HTTP 400 with
+    ``{"type": "error", "error": {"type": "invalid_request_error", "message": ...},
+    "request_id": "req_local_..."}``. The SDK raises ``anthropic.BadRequestError``. Its
+    ``str(err)`` is ``Error code: 400 - {...python repr of the body...}``; the API's own
+    text, verbatim, is ``err.body["error"]["message"]`` (also ``err.api_message`` in SDK
+    2.14+)::
+
+        try:
+            c.messages.create(model=..., max_tokens=..., messages=to_api(history))
+        except anthropic.BadRequestError as err:
+            print(err.body["error"]["message"])
+            # messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: ...
+
+    The request id is a hash of the request, so a notebook's output is stable.
+
+    What is checked, in order (first failure wins):
+
+    * headers (only when given): ``anthropic-version: header is required``;
+    * the body is JSON: ``Invalid JSON: <detail>`` (pydantic's wording, which the API's
+      request models use; the detail is pydantic-core's when it is installed);
+    * ``max_tokens`` at least 1: ``max_tokens: Input should be greater than or equal to 1``;
+    * ``msgmodel.core.protocol.validate_request``: the first violation's text, verbatim. It
+      also owns the body's shape, pydantic-style (``Input should be a valid dictionary``,
+      ``max_tokens: Field required``, ``messages: Input should be a valid list``,
+      ``model: Field required``, ...);
+    * ``stream`` a boolean: ``stream: Input should be a valid boolean``.
+
+    Other statuses: 404 ``not_found_error`` for an unknown path, 405 for a wrong method,
+    413 ``request_too_large`` over 32 MiB (``Request exceeds the maximum allowed number of
+    bytes.``), 500 ``api_error`` when the plugged model raises (its text included).
+
+The answer
+    ``id`` ``msg_local_NNNNNN``, ``type`` ``message``, ``role`` ``assistant``, the
+    request's ``model``, the blocks (serialized by ``msgmodel.core.message.to_api``),
+    ``stop_reason`` ``tool_use`` when a block is a ``tool_use`` and ``end_turn``
+    otherwise, ``stop_sequence`` null, and ``usage`` estimated as a quarter of the JSON
+    bytes (input: ``system`` + ``messages`` + ``tools``; output: the content), at least 1.
+    A thinking block the model left unsigned gets a deterministic signature, as the API
+    signs every thinking block it returns. ``max_tokens`` is checked but not enforced.
+
+    With ``stream: true`` the same message arrives as the API's events: ``message_start``,
+    ``ping``, per block ``content_block_start`` / ``content_block_delta`` (``text_delta``,
+    ``input_json_delta``, ``thinking_delta``, ``signature_delta``) / ``content_block_stop``,
+    then ``message_delta`` (stop reason, usage) and ``message_stop``. The SDK's
+    ``client.messages.stream(...).get_final_message()`` rebuilds exactly the blocks of the
+    non-streaming answer.
+
+``import msgmodel.api.server`` does not import ``anthropic`` (~1 s) or ``httpx2``; the functions
+that make a client do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import ipaddress
+import math
+import os
+import socket
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, assert_never
+
+import msgspec
+
+from msgmodel.api.scripted import Model, RuleModel, signature_for
+from msgmodel.core.message import (
+    ContentBlock,
+    DecodeError,
+    OpaqueBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    block_to_api,
+)
+from msgmodel.core.protocol import validate_request
+
+if TYPE_CHECKING:
+    import anthropic
+    import httpx2
+
+__all__ = [
+    "BASE_URL",
+    "DEFAULT_PORT",
+    "LOCAL_API_KEY",
+    "MAX_BODY_BYTES",
+    "SERVE_HELP",
+    "ErrorType",
+    "LocalAPI",
+    "LocalServer",
+    "Response",
+    "async_local_client",
+    "client",
+    "configure_serve",
+    "error_response",
+    "handle_count_tokens",
+    "handle_messages",
+    "is_local",
+    "local_client",
+    "make_server",
+    "run_serve",
+    "serve",
+]
+
+BASE_URL: Final = "http://msgmodel.local"
+"""The base URL of the in-process clients (never resolved: the transport answers in-process)."""
+LOCAL_API_KEY: Final = "local-no-key"
+"""The dummy key the local clients send; the local API accepts any key."""
+MAX_BODY_BYTES: Final = 32 * 1024 * 1024
+"""The live API's request-size limit for the Messages endpoints (32 MB)."""
+DEFAULT_PORT: Final = 8765
+
+MESSAGES_PATH: Final = "/v1/messages"
+COUNT_TOKENS_PATH: Final = "/v1/messages/count_tokens"
+_TOO_LARGE: Final = "Request exceeds the maximum allowed number of bytes."
+_DELTA_CHARS: Final = 32
+"""Deltas of a streamed block carry this many characters each (deterministic chunking)."""
+
+ErrorType: TypeAlias = Literal["invalid_request_error", "not_found_error", "request_too_large", "api_error"]
+"""The API's ``error.type`` values this local API answers with."""
+
+
+# ---------------------------------------------------------------------------------------
+# The response value
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Response:
+    """One HTTP answer: status, headers (lower-case names, in order) and the body bytes."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+
+    def header(self, name: str) -> str | None:
+        """The value of header ``name`` (case-insensitive), or None."""
+        wanted = name.lower()
+        return next((v for k, v in self.headers if k == wanted), None)
+
+    def json(self) -> Any:
+        """The body decoded as JSON (for a JSON answer)."""
+        return msgspec.json.decode(self.body)
+
+
+_ENCODER: Final = msgspec.json.Encoder()
+
+
+def _request_id(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part)
+        h.update(b"\x00")
+    return "req_local_" + h.hexdigest()[:24]
+
+
+def _json_response(status: int, payload: object, request_id: str) -> Response:
+    headers = (("content-type", "application/json"), ("request-id", request_id))
+    return Response(status, headers, _ENCODER.encode(payload))
+
+
+def error_response(status: int, error_type: ErrorType, message: str, *, request_id: str) -> Response:
+    """An error in the API's shape: ``{"type": "error", "error": {...}, "request_id": ...}``."""
+    payload = {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+    return _json_response(status, payload, request_id)
+
+
+# ---------------------------------------------------------------------------------------
+# Request checks
+# ---------------------------------------------------------------------------------------
+
+
+def _json_error_detail(body: bytes, fallback: str) -> str:
+    """pydantic-core's description of why ``body`` is not JSON (msgspec's when it is missing)."""
+    try:
+        import pydantic_core
+    except ImportError:  # pragma: no cover - pydantic comes with the SDK
+        return fallback
+    try:
+        pydantic_core.from_json(body)
+    except ValueError as e:
+        return str(e)
+    return fallback  # pragma: no cover - both parsers agree on what JSON is
+
+
+def _check_request(
+    body: bytes, headers: Mapping[str, str] | None, request_id: str, *, needs_max_tokens: bool
+) -> dict[str, Any] | Response:
+    """The parsed request, or the 400 the live API would answer."""
+    if headers is not None and not any(k.lower() == "anthropic-version" for k in headers):
+        return error_response(
+            400, "invalid_request_error", "anthropic-version: header is required", request_id=request_id
+        )
+    try:
+        request = msgspec.json.decode(body)
+    except msgspec.DecodeError as e:
+        detail = _json_error_detail(body, str(e))
+        return error_response(400, "invalid_request_error", f"Invalid JSON: {detail}", request_id=request_id)
+    checked = request
+    if not needs_max_tokens and isinstance(request, dict) and "max_tokens" not in request:
+        checked = {**request, "max_tokens": 1}  # count_tokens takes no max_tokens; validate the rest alike
+    violations = validate_request(checked)
+    if violations:
+        return error_response(400, "invalid_request_error", str(violations[0]), request_id=request_id)
+    assert isinstance(request, dict)  # validate_request refuses anything else
+    return request
+
+
+# ---------------------------------------------------------------------------------------
+# The answer
+# ---------------------------------------------------------------------------------------
+
+
+def _tokens(n_bytes: int) -> int:
+    return max(1, math.ceil(n_bytes / 4))
+
+
+def _input_tokens(request: Mapping[str, Any]) -> int:
+    counted = {k: request[k] for k in ("system", "messages", "tools") if k in request}
+    return _tokens(len(_ENCODER.encode(counted)))
+
+
+def _signed(blocks: Sequence[ContentBlock], request: Mapping[str, Any]) -> list[ContentBlock]:
+    """The blocks, every thinking block signed (the API signs all it returns)."""
+    out: list[ContentBlock] = []
+    for b in blocks:
+        if b.type == "thinking" and b.signature is None:
+            b = ThinkingBlock(thinking=b.thinking, signature=signature_for(b.thinking, request), extra=b.extra)
+        out.append(b)
+    return out
+
+
+def _message(
+    request: Mapping[str, Any], blocks: Sequence[ContentBlock], content: list[dict[str, Any]], seq: int
+) -> dict[str, Any]:
+    """The Message JSON answering ``request`` with ``blocks`` (``content`` is their wire form)."""
+    stop_reason = "tool_use" if any(b.type == "tool_use" for b in blocks) else "end_turn"
+    return {
+        "id": f"msg_local_{seq:06d}",
+        "type": "message",
+        "role": "assistant",
+        "model": request["model"],
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": _input_tokens(request), "output_tokens": _tokens(len(_ENCODER.encode(content)))},
+    }
+
+
+def _chunks(s: str) -> list[str]:
+    return [s[i : i + _DELTA_CHARS] for i in range(0, len(s), _DELTA_CHARS)]
+
+
+def _block_events(index: int, block: ContentBlock) -> list[dict[str, Any]]:
+    """The events that stream one content block: its empty start, its deltas, its stop."""
+    deltas: list[dict[str, Any]]
+    match block:
+        case TextBlock():
+            start = block_to_api(TextBlock("", extra=block.extra))
+            deltas = [{"type": "text_delta", "text": c} for c in _chunks(block.text)]
+        case ThinkingBlock():
+            start = block_to_api(ThinkingBlock("", signature="", extra=block.extra))
+            deltas = [{"type": "thinking_delta", "thinking": c} for c in _chunks(block.thinking)]
+            deltas.append({"type": "signature_delta", "signature": block.signature or ""})
+        case ToolUseBlock():
+            start = block_to_api(ToolUseBlock(id=block.id, name=block.name, input={}, extra=block.extra))
+            partial = _ENCODER.encode(block.input).decode()
+            deltas = [{"type": "input_json_delta", "partial_json": c} for c in _chunks(partial)]
+        case ToolResultBlock() | OpaqueBlock():  # kinds the SDK does not stream piecewise: whole in the start
+            start, deltas = block_to_api(block), []
+        case _:
+            assert_never(block)
+    return [
+        {"type": "content_block_start", "index": index, "content_block": start},
+        *({"type": "content_block_delta", "index": index, "delta": d} for d in deltas),
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+def _stream_events(message: Mapping[str, Any], blocks: Sequence[ContentBlock]) -> list[dict[str, Any]]:
+    """The server-sent events that deliver ``message`` (the Message JSON of ``blocks``), in order."""
+    usage = message["usage"]
+    start = {
+        **message,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1},
+    }
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
+    for i, block in enumerate(blocks):
+        events.extend(_block_events(i, block))
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
+            "usage": {"output_tokens": usage["output_tokens"]},
+        }
+    )
+    events.append({"type": "message_stop"})
+    return events
+
+
+def _sse(events: Sequence[Mapping[str, Any]]) -> bytes:
+    return b"".join(b"event: " + e["type"].encode() + b"\ndata: " + _ENCODER.encode(e) + b"\n\n" for e in events)
+
+
+def handle_messages(
+    body: bytes,
+    headers: Mapping[str, str] | None = None,
+    *,
+    model: Model | None = None,
+    seq: int | Callable[[], int] = 1,
+) -> Response:
+    """Answer one ``POST /v1/messages`` as the live API would.
+
+    ``seq`` numbers the message id (``msg_local_000001`` for 1); a function is called
+    only for an answered request, so refused ones take no number. ``headers`` are checked
+    only when given (the SDK always sends ``anthropic-version``).
+    """
+    request_id = _request_id(b"POST", MESSAGES_PATH.encode(), body)
+    checked = _check_request(body, headers, request_id, needs_max_tokens=True)
+    if isinstance(checked, Response):
+        return checked
+    request = checked
+    try:
+        blocks = _signed(list((model if model is not None else RuleModel()).respond(request)), request)
+        content = [block_to_api(b) for b in blocks]
+        _ENCODER.encode(content)  # a model's block that is not JSON fails here, as the model's fault
+    except DecodeError as e:  # the validator accepted a history the codec cannot read
+        return error_response(400, "invalid_request_error", str(e), request_id=request_id)
+    except Exception as e:
+        return error_response(500, "api_error", f"local model failed: {type(e).__name__}: {e}", request_id=request_id)
+    message = _message(request, blocks, content, seq() if callable(seq) else seq)
+    if request.get("stream") is True:
+        sse_headers = (
+            ("content-type", "text/event-stream; charset=utf-8"),
+            ("cache-control", "no-cache"),
+            ("request-id", request_id),
+        )
+        return Response(200, sse_headers, _sse(_stream_events(message, blocks)))
+    return _json_response(200, message, request_id)
+
+
+def handle_count_tokens(body: bytes, headers: Mapping[str, str] | None = None) -> Response:
+    """Answer one ``POST /v1/messages/count_tokens``: ``{"input_tokens": N}`` for a valid request."""
+    request_id = _request_id(b"POST", COUNT_TOKENS_PATH.encode(), body)
+    checked = _check_request(body, headers, request_id, needs_max_tokens=False)
+    if isinstance(checked, Response):
+        return checked
+    return _json_response(200, {"input_tokens": _input_tokens(checked)}, request_id)
+
+
+# ---------------------------------------------------------------------------------------
+# Routing, shared by the in-process and the HTTP transport
+# ---------------------------------------------------------------------------------------
+
+
+class LocalAPI:
+    """The local API's endpoints over one model; numbers its answers from ``msg_local_000001``."""
+
+    def __init__(self, model: Model | None = None, *, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+        self.model: Model = model if model is not None else RuleModel()
+        self.max_body_bytes = max_body_bytes
+        self._lock = threading.Lock()
+        self._seq = 0
+
+    def __repr__(self) -> str:
+        return f"LocalAPI(model={self.model!r})"
+
+    def _next_seq(self) -> int:
+        with self._lock:
+            self._seq += 1
+            return self._seq
+
+    def handle(self, method: str, target: str, headers: Mapping[str, str] | None, body: bytes) -> Response:
+        """Answer one HTTP request; ``target`` is the path, with or without a query string."""
+        path = target.split("?", 1)[0].rstrip("/") or "/"
+        request_id = _request_id(method.encode(), target.encode(), body)
+        if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
+            return error_response(404, "not_found_error", "Not Found", request_id=request_id)
+        if method != "POST":
+            r = error_response(405, "invalid_request_error", "Method Not Allowed", request_id=request_id)
+            return Response(r.status, (*r.headers, ("allow", "POST")), r.body)
+        if len(body) > self.max_body_bytes:
+            return error_response(413, "request_too_large", _TOO_LARGE, request_id=request_id)
+        if path == COUNT_TOKENS_PATH:
+            return handle_count_tokens(body, headers)
+        return handle_messages(body, headers, model=self.model, seq=self._next_seq)
+
+
+# ---------------------------------------------------------------------------------------
+# Clients
+# ---------------------------------------------------------------------------------------
+
+
+def _mock_transport(api: LocalAPI) -> httpx2.MockTransport:
+    import httpx2
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        # MockTransport has read the body already (``read``/``aread``), so ``content`` is there.
+        r = api.handle(request.method, request.url.raw_path.decode("ascii"), dict(request.headers), request.content)
+        return httpx2.Response(r.status, headers=list(r.headers), content=r.body)
+
+    return httpx2.MockTransport(answer)
+
+
+def local_client(model: Model | None = None, **kwargs: Any) -> anthropic.Anthropic:
+    """The official SDK client, answered in-process by a fresh ``LocalAPI(model)``.
+
+    ``kwargs`` go to ``anthropic.Anthropic`` (defaults: a dummy key, ``BASE_URL``,
+    ``max_retries=0`` so a 400 raises at once).
+    """
+    import anthropic
+    import httpx2
+
+    options: dict[str, Any] = {"api_key": LOCAL_API_KEY, "base_url": BASE_URL, "max_retries": 0, **kwargs}
+    return anthropic.Anthropic(http_client=httpx2.Client(transport=_mock_transport(LocalAPI(model))), **options)
+
+
+def async_local_client(model: Model | None = None, **kwargs: Any) -> anthropic.AsyncAnthropic:
+    """``local_client`` for ``anthropic.AsyncAnthropic``."""
+    import anthropic
+    import httpx2
+
+    options: dict[str, Any] = {"api_key": LOCAL_API_KEY, "base_url": BASE_URL, "max_retries": 0, **kwargs}
+    return anthropic.AsyncAnthropic(
+        http_client=httpx2.AsyncClient(transport=_mock_transport(LocalAPI(model))), **options
+    )
+
+
+def client(*, model: Model | None = None, local: bool | None = None) -> anthropic.Anthropic:
+    """The local API, or the real one when ``ANTHROPIC_API_KEY`` is set.
+
+    ``local=True`` (or a non-empty ``MSGMODEL_OFFLINE`` in the environment) forces the
+    local API; ``local=False`` forces the real one. ``model`` is the local API's model
+    (ignored by the real API). The key is left to the SDK, which reads the environment.
+    """
+    if local is None:
+        local = bool(os.environ.get("MSGMODEL_OFFLINE")) or not os.environ.get("ANTHROPIC_API_KEY")
+    if local:
+        return local_client(model)
+    import anthropic
+
+    return anthropic.Anthropic()
+
+
+def is_local(c: object) -> bool:
+    """Whether an SDK client made here talks to the in-process local API."""
+    return str(getattr(c, "base_url", "")).rstrip("/") == BASE_URL
+
+
+# ---------------------------------------------------------------------------------------
+# HTTP
+# ---------------------------------------------------------------------------------------
+
+_DRAIN_LIMIT: Final = 4
+"""An oversized body is read and dropped up to this many times the limit (so the client
+sees the 413 instead of a reset connection); beyond that the connection is just closed."""
+
+
+def _check_loopback(host: str) -> str:
+    """The address to bind for ``host``; refuses anything but loopback."""
+    if host == "localhost":
+        return "127.0.0.1"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if address is None or not address.is_loopback:
+        raise ValueError(
+            f"refusing to serve on {host!r}: the local API binds to loopback only (127.0.0.1, ::1 or localhost)"
+        )
+    return host
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: LocalServer
+
+    def _answer(self, method: str) -> None:
+        api = self.server.api
+        if self.headers.get("transfer-encoding", "").lower() == "chunked":
+            self._send(error_response(411, "invalid_request_error", "Length Required", request_id=_request_id()))
+            self.close_connection = True
+            return
+        try:
+            length = int(self.headers.get("content-length") or 0)
+            if length < 0:
+                raise ValueError
+        except ValueError:
+            r = error_response(400, "invalid_request_error", "Invalid Content-Length", request_id=_request_id())
+            self._send(r)
+            self.close_connection = True
+            return
+        if length > api.max_body_bytes:
+            self._drain(length)
+            target = self.path.encode()
+            r = error_response(413, "request_too_large", _TOO_LARGE, request_id=_request_id(method.encode(), target))
+            self._send(r)
+            self.close_connection = True
+            return
+        body = self.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        try:
+            answer = api.handle(method, self.path, headers, body)
+        except Exception as e:  # a bug here must still answer in the API's shape, not drop the connection
+            answer = error_response(
+                500, "api_error", f"Internal server error ({type(e).__name__})", request_id=_request_id(body)
+            )
+        self._send(answer)
+
+    def _drain(self, length: int) -> None:
+        if length > _DRAIN_LIMIT * self.server.api.max_body_bytes:
+            return
+        left = length
+        while left > 0:
+            chunk = self.rfile.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            left -= len(chunk)
+
+    def _send(self, r: Response) -> None:
+        self.send_response(r.status)
+        for name, value in r.headers:
+            self.send_header(name, value)
+        self.send_header("content-length", str(len(r.body)))
+        if self.close_connection:
+            self.send_header("connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(r.body)
+
+    def do_POST(self) -> None:
+        self._answer("POST")
+
+    def do_GET(self) -> None:
+        self._answer("GET")
+
+    def do_HEAD(self) -> None:
+        self._answer("HEAD")
+
+    def do_PUT(self) -> None:
+        self._answer("PUT")
+
+    def do_PATCH(self) -> None:
+        self._answer("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._answer("DELETE")
+
+    def log_message(self, format: str, *args: Any) -> None:  # the request line only: never headers, never keys
+        if not self.server.quiet:
+            super().log_message(format, *args)
+
+
+class LocalServer(ThreadingHTTPServer):
+    """The local API over HTTP, one thread per connection; ``url`` is its base URL."""
+
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], api: LocalAPI, *, quiet: bool = True) -> None:
+        self.api = api
+        self.quiet = quiet
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, _Handler)
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    @property
+    def url(self) -> str:
+        host = str(self.server_address[0])
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+
+
+def make_server(
+    port: int = 0,
+    *,
+    host: str = "127.0.0.1",
+    model: Model | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    quiet: bool = True,
+) -> LocalServer:
+    """A bound, not yet serving, HTTP server for the local API (``port=0``: any free port).
+
+    Run it with ``server.serve_forever()`` (in a thread, say); stop it with
+    ``server.shutdown()`` then ``server.server_close()``. ``host`` must be loopback.
+    """
+    return LocalServer((_check_loopback(host), port), LocalAPI(model, max_body_bytes=max_body_bytes), quiet=quiet)
+
+
+def serve(port: int, *, host: str = "127.0.0.1", model: Model | None = None) -> None:
+    """Serve the local API on ``host:port`` until interrupted (Ctrl-C)."""
+    server = make_server(port, host=host, model=model, quiet=False)
+    print(f"msgmodel local Messages API on {server.url} (POST /v1/messages); Ctrl-C to stop", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+SERVE_HELP: Final = "serve the local Messages API over HTTP (loopback only)"
+"""The ``serve`` subcommand's one-line help, for ``msgmodel.core.cli.SUBCOMMANDS``."""
+
+
+def configure_serve(parser: argparse.ArgumentParser) -> None:
+    """The ``serve`` subcommand's arguments: ``--port`` and ``--host`` (loopback only)."""
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="a loopback address: 127.0.0.1 (default), ::1 or localhost")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Run ``serve`` for parsed arguments; 0 after Ctrl-C, 2 for a non-loopback host or a busy port."""
+    try:
+        serve(args.port, host=args.host)
+    except ValueError as e:
+        print(f"msgmodel serve: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"msgmodel serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    return 0

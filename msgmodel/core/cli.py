@@ -1,0 +1,561 @@
+"""The command line: ``python -m msgmodel <command> ...`` (also installed as ``msgmodel``).
+
+This module owns argument parsing, the table of subcommands, and the ``check`` command:
+reading conversation files, telling their format from their content, and printing what
+``msgmodel.core.protocol`` finds, one line per violation plus a plain-words hint.
+
+``check FILE...``
+    Each FILE (``-`` reads standard input) may be
+
+    * a Messages API request body: a JSON object with ``messages`` (checked with
+      ``protocol.validate_request``, which reads ``model``, ``tools`` and ``thinking`` from it);
+    * a JSON array of messages (checked with ``protocol.validate``);
+    * JSONL: one message object per line (blank lines skipped); a violation is then reported
+      at ``FILE:LINE`` of the message it concerns.
+
+    The format is told by content, never by the file name. ``--model``, ``--thinking`` and
+    ``--no-tools`` set the request options for arrays and JSONL; for a request body they
+    replace the body's own ``model`` / ``thinking.type`` / ``tools``.
+
+    Output: ``FILE: <the API's error text>`` and an indented ``hint:`` line per violation,
+    or ``FILE: ok (N messages)``. ``--json`` prints one JSON array instead, an object per
+    problem: ``file``, ``line`` (JSONL only, else null), ``rule``, ``path``, ``message`` (the
+    text after the path), ``error`` (the API's full error text) and ``hint``. A file that
+    cannot be read is reported on stderr in one line (and in the ``--json`` array with rule
+    ``unreadable_input``).
+
+    Exit status: 0 every file clean, 1 some file breaks a rule, 2 some file could not be read
+    or checked (the worst over all files wins).
+
+Adding a subcommand
+    Write ``_configure_<name>(parser)`` and ``_run_<name>(args) -> int`` and add one entry
+    to ``SUBCOMMANDS`` (see the comment there). Import heavy modules inside ``_run_<name>``:
+    ``import msgmodel.core.cli`` must stay light (it never imports ``anthropic``).
+
+Adding an input format to ``check``
+    Write a ``detect(probe) -> bool`` and a ``load(probe) -> Document`` and add them to
+    ``INPUT_FORMATS`` (see the comment there; order matters: the first match wins).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+if TYPE_CHECKING:
+    from msgmodel.core.protocol import Violation
+
+__all__ = [
+    "INPUT_FORMATS",
+    "SUBCOMMANDS",
+    "Document",
+    "InputError",
+    "InputFormat",
+    "Probe",
+    "Subcommand",
+    "build_parser",
+    "load_input",
+    "main",
+]
+
+EXIT_OK: Final = 0
+EXIT_VIOLATIONS: Final = 1
+EXIT_UNREADABLE: Final = 2
+
+STDIN_NAME: Final = "<stdin>"
+
+
+class InputError(Exception):
+    """A file ``check`` cannot read as conversation data: ``where`` (``file`` or ``file:line``) and why."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        self.where = where
+        self.reason = reason
+        super().__init__(f"{where}: {reason}")
+
+
+# ---------------------------------------------------------------------------------------
+# Input formats
+# ---------------------------------------------------------------------------------------
+
+
+class _NotJSON(NamedTuple):
+    """Why a text is not one JSON document (``json``'s message, with line and column)."""
+
+    reason: str
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _parse_json(text: str) -> object:
+    """Strict JSON (``NaN``/``Infinity`` rejected, as the API rejects them)."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def _line_json_error(e: ValueError) -> str:
+    """Why one line is not JSON; the column only (the line is named beside the file)."""
+    return f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError) else str(e)
+
+
+@dataclass
+class Probe:
+    """A file's text, with the parses format detectors share (each computed at most once)."""
+
+    name: str
+    text: str
+
+    @cached_property
+    def document(self) -> object:
+        """The whole text as one JSON value, or a ``_NotJSON`` saying why it is not."""
+        try:
+            return _parse_json(self.text)
+        except ValueError as e:  # json.JSONDecodeError, and the NaN/Infinity refusal
+            return _NotJSON(str(e))
+
+    @cached_property
+    def lines(self) -> list[tuple[int, str]]:
+        """The non-blank lines with their 1-based numbers, split on ``\\n`` only.
+
+        (``str.splitlines`` would also split on U+2028 and friends, which JSON strings may hold.)
+        """
+        return [(no, line) for no, line in enumerate(self.text.split("\n"), start=1) if line.strip()]
+
+    @cached_property
+    def first_line(self) -> object:
+        """The first non-blank line as JSON, or ``_NotJSON``."""
+        if not self.lines:
+            return _NotJSON("no lines")
+        try:
+            return _parse_json(self.lines[0][1])
+        except ValueError as e:
+            return _NotJSON(str(e))
+
+
+@dataclass(frozen=True)
+class Document:
+    """What one input holds, ready for ``msgmodel.core.protocol``.
+
+    ``request`` is a whole request body (then ``messages`` is its ``messages`` value), else
+    ``None``; ``messages`` is raw JSON-like data or a list of ``Message``; ``lines[i]`` is the
+    1-based line of message ``i`` when the input has one message per line.
+    """
+
+    format: str
+    messages: object
+    request: dict[str, Any] | None = None
+    lines: tuple[int, ...] | None = None
+    model: str | None = None
+    """The model the conversation was held with, when the file says (a Claude Code session)."""
+    thinking: str | None = None
+    """The thinking mode the conversation used, when the file shows it."""
+    note: str = ""
+    """Said after ``ok``: what the loader left out, for instance."""
+
+    @property
+    def message_count(self) -> int:
+        return len(self.messages) if isinstance(self.messages, list) else 0
+
+
+class InputFormat(NamedTuple):
+    """One input format of ``check``: a content sniffer and a loader."""
+
+    name: str
+    detect: Callable[[Probe], bool]
+    load: Callable[[Probe], Document]
+
+
+def _detect_request(p: Probe) -> bool:
+    doc = p.document
+    return isinstance(doc, dict) and "messages" in doc
+
+
+def _load_request(p: Probe) -> Document:
+    body = p.document
+    assert isinstance(body, dict)
+    return Document("request", body.get("messages"), request=body)
+
+
+def _detect_message_array(p: Probe) -> bool:
+    return isinstance(p.document, list)
+
+
+def _load_message_array(p: Probe) -> Document:
+    return Document("messages", p.document)
+
+
+def _looks_like_message(value: object) -> bool:
+    return isinstance(value, dict) and ("role" in value or "content" in value)
+
+
+def _detect_message_jsonl(p: Probe) -> bool:
+    # One line (or one pretty-printed object) is a one-message JSONL file; several lines
+    # make the whole text invalid as one JSON document, so look at the first line.
+    if _looks_like_message(p.document):
+        return True
+    return isinstance(p.document, _NotJSON) and len(p.lines) > 1 and _looks_like_message(p.first_line)
+
+
+def _load_message_jsonl(p: Probe) -> Document:
+    if isinstance(p.document, dict):
+        return Document("jsonl", [p.document], lines=(p.lines[0][0],))
+    messages: list[object] = []
+    numbers: list[int] = []
+    for no, line in p.lines:
+        try:
+            messages.append(_parse_json(line))
+        except ValueError as e:
+            raise InputError(f"{p.name}:{no}", f"line is not JSON ({_line_json_error(e)})") from None
+        numbers.append(no)
+    return Document("jsonl", messages, lines=tuple(numbers))
+
+
+# The formats ``check`` understands, tried in order; the first whose ``detect`` is true loads
+# the input. To add one, write ``_detect_<fmt>(probe)`` / ``_load_<fmt>(probe)`` and insert an
+# ``InputFormat`` here. Claude Code session files (JSONL whose lines carry ``type``,
+# ``uuid``, ``message``, ... rather than ``role``/``content``) go *before* "jsonl"; their
+# loader returns ``Document("claude-code", messages, lines=...)`` with ``Message`` objects
+# built by ``msgmodel.core.storage`` / ``msgmodel.core.claude_code`` (``validate`` accepts them).
+def _detect_claude_code(p: Probe) -> bool:
+    from msgmodel.core.claude_code import is_claude_code_session
+
+    return is_claude_code_session([line for _, line in p.lines[:20]])
+
+
+def _load_claude_code(p: Probe) -> Document:
+    from msgmodel.core.claude_code import ClaudeCodeError, import_claude_code
+
+    try:
+        s = import_claude_code(p.text.encode(), name=p.name)
+    except ClaudeCodeError as e:
+        raise InputError(p.name, str(e)) from None
+    lines = tuple(ls[0] if ls else 0 for ls in s.message_lines)
+    has_thinking = any(b.type == "thinking" for m in s.messages if not isinstance(m.content, str) for b in m.content)
+    kinds = sorted({k.line_type for k in s.skipped})
+    note = f"a Claude Code session; {len(s.skipped)} lines left out ({', '.join(kinds)})" if s.skipped else ""
+    return Document(
+        "claude-code",
+        s.messages,
+        lines=lines,
+        model=s.models[-1] if s.models else None,
+        thinking="enabled" if has_thinking else None,
+        note=note or "a Claude Code session",
+    )
+
+
+INPUT_FORMATS: list[InputFormat] = [
+    InputFormat("request", _detect_request, _load_request),
+    InputFormat("messages", _detect_message_array, _load_message_array),
+    InputFormat("claude-code", _detect_claude_code, _load_claude_code),
+    InputFormat("jsonl", _detect_message_jsonl, _load_message_jsonl),
+]
+
+_WHAT_WE_READ: Final = (
+    "expected a Messages API request body (a JSON object with `messages`), "
+    "a JSON array of messages, or JSONL with one message object per line"
+)
+
+
+def _read_text(name: str) -> str:
+    shown = _display_name(name)
+    try:
+        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+    except FileNotFoundError:
+        raise InputError(shown, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(shown, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(shown, "permission denied") from None
+    except OSError as e:
+        raise InputError(shown, f"cannot read ({e.strerror or e})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(shown, f"not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from None
+    return text.removeprefix("\ufeff")
+
+
+def _display_name(name: str) -> str:
+    return STDIN_NAME if name == "-" else name
+
+
+def load_input(name: str) -> Document:
+    """Read ``name`` (``-``: standard input) and load it in the first format that detects it.
+
+    Raises ``InputError`` when the file cannot be read, is empty, is not UTF-8, is not JSON or
+    JSONL, or is JSON of no known shape.
+    """
+    text = _read_text(name)
+    shown = _display_name(name)
+    if not text.strip():
+        raise InputError(shown, "empty file")
+    probe = Probe(shown, text)
+    for fmt in INPUT_FORMATS:
+        if fmt.detect(probe):
+            return fmt.load(probe)
+    doc = probe.document
+    if not isinstance(doc, _NotJSON):
+        raise InputError(shown, f"{_WHAT_WE_READ}; got {_describe_json(doc, '`messages`')}")
+    first = probe.first_line
+    if len(probe.lines) > 1 and not isinstance(first, _NotJSON):
+        where = f"{shown}:{probe.lines[0][0]}"
+        raise InputError(where, f"{_WHAT_WE_READ}; got JSONL whose first line is {_describe_json(first, '`role`')}")
+    raise InputError(shown, f"not JSON ({doc.reason})")
+
+
+def _describe_json(doc: object, missing: str) -> str:
+    if isinstance(doc, dict):
+        return f"an object without {missing}" + _keys_hint(doc)
+    if isinstance(doc, list):
+        return "a JSON array"
+    if isinstance(doc, str):
+        return "a JSON string"
+    if isinstance(doc, bool) or doc is None:
+        return f"JSON {json.dumps(doc)}"
+    return "a JSON number"
+
+
+def _keys_hint(doc: dict[str, Any]) -> str:
+    keys = list(doc)[:4]
+    if not keys:
+        return ""
+    more = ", ..." if len(doc) > 4 else ""
+    return " (keys: " + ", ".join(json.dumps(k) for k in keys) + more + ")"
+
+
+# ---------------------------------------------------------------------------------------
+# check
+# ---------------------------------------------------------------------------------------
+
+_MESSAGE_INDEX: Final = re.compile(r"^messages\.(\d+)(?:\.|$)")
+
+
+@dataclass(frozen=True)
+class _Finding:
+    """One line of ``check``'s report: a violation, or a file that could not be read."""
+
+    file: str
+    rule: str
+    path: str
+    message: str
+    error: str
+    hint: str
+    line: int | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "rule": self.rule,
+            "path": self.path,
+            "message": self.message,
+            "error": self.error,
+            "hint": self.hint,
+        }
+
+
+@dataclass
+class _Report:
+    findings: list[_Finding] = field(default_factory=list)
+    status: int = EXIT_OK
+
+    def worsen(self, status: int) -> None:
+        self.status = max(self.status, status)
+
+
+def _line_of(v: Violation, doc: Document) -> int | None:
+    if doc.lines is None:
+        return None
+    m = _MESSAGE_INDEX.match(v.at or v.path)
+    if m is None:
+        return None
+    index = int(m.group(1))
+    return doc.lines[index] if index < len(doc.lines) else None
+
+
+def _with_options(body: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """The request body with the options given on the command line put in (request fields only)."""
+    if args.model is None and args.thinking is None and not args.no_tools:
+        return body
+    body = dict(body)
+    if args.model is not None:
+        body["model"] = args.model
+    if args.thinking is not None:
+        old = body.get("thinking")
+        body["thinking"] = {**(old if isinstance(old, dict) else {}), "type": args.thinking}
+    if args.no_tools:
+        body.pop("tools", None)
+    return body
+
+
+def _violations(doc: Document, args: argparse.Namespace) -> list[Violation]:
+    from msgmodel.core.protocol import validate, validate_request
+
+    if doc.request is not None:
+        return validate_request(_with_options(doc.request, args))
+    # A list of messages is a stored conversation: a final assistant message ends a turn
+    # rather than prefilling one, unless --as-request says the list goes out as it is.
+    return validate(
+        doc.messages,
+        model=args.model or doc.model,
+        tools_defined=not args.no_tools,
+        thinking=args.thinking or doc.thinking,
+        as_history=not args.as_request,
+    )
+
+
+def _check_one(name: str, args: argparse.Namespace, report: _Report) -> None:
+    shown = _display_name(name)
+    try:
+        doc = load_input(name)
+        violations = _violations(doc, args)
+    except InputError as e:
+        report.findings.append(_Finding(e.where, "unreadable_input", "", e.reason, e.reason, ""))
+        report.worsen(EXIT_UNREADABLE)
+        print(e, file=sys.stderr)
+        return
+    except Exception as e:  # a bug in msgmodel: one line, and carry on with the other files
+        reason = f"internal error while checking: {type(e).__name__}: {e}"
+        report.findings.append(_Finding(shown, "internal_error", "", reason, reason, ""))
+        report.worsen(EXIT_UNREADABLE)
+        print(f"{shown}: {reason}", file=sys.stderr)
+        return
+    if not violations:
+        if not args.json:
+            n = doc.message_count
+            note = f"; {doc.note}" if doc.note else ""
+            print(f"{shown}: ok ({n} message{'' if n == 1 else 's'}{note})")
+        return
+    report.worsen(EXIT_VIOLATIONS)
+    for v in violations:
+        finding = _Finding(shown, v.rule, v.path, v.message, str(v), v.hint, line=_line_of(v, doc))
+        report.findings.append(finding)
+        if not args.json:
+            print(f"{finding.where}: {finding.error}")
+            if finding.hint:
+                print(f"  hint: {finding.hint}")
+
+
+def _configure_check(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="a request body, a JSON array of messages, JSONL of messages, or a Claude Code session (- = stdin)",
+    )
+    parser.add_argument(
+        "--model",
+        help="the model the messages go to (decides prefill and mid-conversation system messages); "
+        "default: the newest model; replaces a request body's own `model`",
+    )
+    parser.add_argument(
+        "--thinking",
+        choices=("enabled", "disabled", "adaptive"),
+        help="the request's thinking mode; replaces a request body's `thinking.type`",
+    )
+    parser.add_argument(
+        "--no-tools",
+        action="store_true",
+        help="the request defines no tools (tool blocks in the history are then an error); "
+        "drops a request body's `tools`",
+    )
+    parser.add_argument(
+        "--as-request",
+        action="store_true",
+        help="check a list of messages exactly as a request would send it (a final assistant message is "
+        "then a prefill); by default a list is a stored conversation that the next user turn continues",
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON array of problems instead of text")
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    report = _Report()
+    for name in args.files:
+        _check_one(name, args, report)
+    if args.json:
+        json.dump([f.as_json() for f in report.findings], sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    return report.status
+
+
+# ---------------------------------------------------------------------------------------
+# Subcommands and main
+# ---------------------------------------------------------------------------------------
+
+
+class Subcommand(NamedTuple):
+    """One ``python -m msgmodel <name>`` command: help text, its arguments, and what it does."""
+
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+# The registration point. A new command is one entry, e.g.
+#     "check": Subcommand("check conversation files ...", _configure_check, _run_check),
+# with the heavy imports inside ``_run_<name>``. Commands of another layer (``serve``, the
+# local Messages API) are added by the entry point, ``msgmodel.__main__``, through
+# ``main(argv, commands=...)``: the core never imports the layers built on it.
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "check": Subcommand("check conversation files against the Messages API's rules", _configure_check, _run_check),
+}
+
+
+def build_parser(commands: Mapping[str, Subcommand] | None = None) -> argparse.ArgumentParser:
+    """The ``msgmodel`` argument parser, one sub-parser per command (``SUBCOMMANDS`` by default)."""
+    parser = argparse.ArgumentParser(prog="python -m msgmodel", description="Tools for Messages-API conversation data.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, cmd in (SUBCOMMANDS if commands is None else commands).items():
+        cmd.configure(sub.add_parser(name, help=cmd.help, description=cmd.help))
+    return parser
+
+
+def main(argv: list[str] | None = None, *, commands: Mapping[str, Subcommand] | None = None) -> int:
+    """Run one command; returns the exit status (2 for usage errors and unexpected failures).
+
+    ``commands`` is the table of commands (``SUBCOMMANDS``, the core's, by default).
+    """
+    table = SUBCOMMANDS if commands is None else commands
+    parser = build_parser(table)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2); argparse has printed why
+        return e.code if isinstance(e.code, int) else EXIT_UNREADABLE
+    if args.command is None:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: a command is required ({', '.join(table)})", file=sys.stderr)
+        return EXIT_UNREADABLE
+    command: str = args.command
+    try:
+        return table[command].run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `... | head`: the reader went away; stop quietly
+        _silence_stdout()
+        return EXIT_UNREADABLE
+    except Exception as e:  # never a traceback: one line naming the failure
+        print(f"{parser.prog} {command}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit; with the pipe closed that flush would print a traceback.
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,798 @@
+"""The one authoritative model of a chat message: its blocks, how to build them, how to read them.
+
+This module owns the shape of Messages-API conversation data. Everything else in
+``msgmodel`` imports the types, constructors and readers defined here; nothing else
+writes ``{"type": ...}`` by hand or walks ``message.content`` on its own.
+
+The model
+    Four content blocks form a tagged union on the wire field ``type``:
+
+    ========================  =====================================================
+    ``TextBlock``             ``{"type": "text", "text": ...}``
+    ``ThinkingBlock``         ``{"type": "thinking", "thinking": ..., "signature": ...}``
+    ``ToolUseBlock``          ``{"type": "tool_use", "id": ..., "name": ..., "input": {...}}``
+    ``ToolResultBlock``       ``{"type": "tool_result", "tool_use_id": ..., "content": ..., "is_error": ...}``
+    ========================  =====================================================
+
+    Real conversations carry more kinds (``image``, ``document``, ``redacted_thinking``,
+    ``server_tool_use``, ``web_search_tool_result``, ...). They are kept, never dropped,
+    as an ``OpaqueBlock`` that holds the original JSON object and writes it back
+    unchanged. ``ContentBlock`` is the union of the five.
+
+    A ``Message`` is ``(role, content)`` where ``role`` is ``"user"`` or ``"assistant"``
+    and ``content`` is either a plain string or a list of blocks, exactly as the API
+    accepts it.
+
+    Every class carries a class-level ``type`` Literal, so ``if b.type == "text":``
+    narrows under mypy the way ``switch (b.type)`` narrows in TypeScript, and
+    ``match b: case TextBlock(): ...`` plus ``typing.assert_never`` is exhaustive.
+
+    Fields the API defines beyond the core ones (``cache_control``, ``citations``,
+    ``caller``, ...) are kept in ``extra`` and written back flat, so a round trip
+    through this module loses nothing.
+
+Constructors (the only way the package builds messages)
+    ``user_text``, ``assistant_msg``, ``tool_result_msg``, ``tool_result_block``.
+
+Readers (the only way the package reads them)
+    ``blocks_of``, ``text_of``, ``tool_uses_of``, ``tool_results_of``,
+    ``is_tool_result_message``, ``is_clean_user_start``, ``block_to_text``, ``result_text``,
+    ``message_to_text``, ``transcript_of``.
+
+Codec
+    ``from_json`` / ``to_json`` (bytes, the API's JSON shape) and ``from_api`` /
+    ``to_api`` (plain dicts the official ``anthropic`` SDK accepts as ``messages=``).
+    Bad input raises ``DecodeError`` naming the JSON path and what was expected.
+"""
+
+from __future__ import annotations
+
+import html as _html
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias, assert_never
+
+import msgspec
+
+__all__ = [
+    "ARGS_LIMIT",
+    "PAIR_COLORS",
+    "RESULT_LIMIT",
+    "ContentBlock",
+    "DecodeError",
+    "Message",
+    "OpaqueBlock",
+    "Role",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "assistant_msg",
+    "block_from_api",
+    "block_html",
+    "block_to_api",
+    "block_to_text",
+    "blocks_from_api",
+    "blocks_of",
+    "from_api",
+    "from_json",
+    "is_clean_user_start",
+    "is_tool_result_message",
+    "message_html",
+    "message_to_text",
+    "result_text",
+    "text_of",
+    "to_api",
+    "to_json",
+    "tool_result_block",
+    "tool_result_msg",
+    "tool_results_of",
+    "tool_uses_of",
+    "transcript_of",
+    "user_text",
+]
+
+Role: TypeAlias = Literal["user", "assistant"]
+
+ARGS_LIMIT: Final = 200
+"""``block_to_text`` cuts a tool call's JSON arguments after this many characters."""
+RESULT_LIMIT: Final = 500
+"""``block_to_text`` cuts a tool result's text after this many characters."""
+ELLIPSIS: Final = "…"
+
+# The name of the catch-all field inside the structs. It is never written to JSON under
+# this name (``to_json``/``to_api`` spread its keys back into the block); the fast decoder
+# would read a key of this name, so it is one no API object uses.
+_EXTRA_WIRE_NAME: Final = "__msgmodel_extra__"
+
+
+class DecodeError(ValueError):
+    """Input that is not a list of Messages-API messages.
+
+    ``path`` is a JSON path into the input (``$[3].content[0].tool_use_id``) and
+    ``expected`` says what should have been there. ``str(err)`` says both.
+    """
+
+    def __init__(self, path: str, expected: str, *, source: str | None = None) -> None:
+        self.path = path
+        self.expected = expected
+        self.source = source
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{path}: {expected}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_decode_error, (self.path, self.expected, self.source))
+
+
+def _rebuild_decode_error(path: str, expected: str, source: str | None) -> DecodeError:
+    return DecodeError(path, expected, source=source)
+
+
+# ---------------------------------------------------------------------------------------
+# The blocks
+# ---------------------------------------------------------------------------------------
+
+# ``frozen=True`` is written in each class header (not here) so that type checkers see it.
+_STRUCT_OPTS: Final[dict[str, Any]] = {
+    "tag_field": "type",
+    "forbid_unknown_fields": True,
+    "omit_defaults": True,
+    # Blocks are trees decoded from JSON and never part of a reference cycle, so the
+    # cycle collector need not track them: decoding a large session then spends its
+    # time decoding instead of in collector passes over millions of young objects.
+    "gc": False,
+}
+
+
+class TextBlock(msgspec.Struct, frozen=True, tag="text", **_STRUCT_OPTS):
+    """Plain text, from a person or from the model: ``{"type": "text", "text": ...}``."""
+
+    text: str
+    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    """Further API fields of this block (``cache_control``, ``citations``), kept verbatim."""
+
+    type: ClassVar[Literal["text"]] = "text"
+
+
+class ThinkingBlock(msgspec.Struct, frozen=True, tag="thinking", **_STRUCT_OPTS):
+    """The model's extended thinking. ``signature`` must go back to the API byte for byte.
+
+    Defined before any feature uses it (step 33 of the original tutorial), so that a conversation
+    holding thinking survives storage, compaction and replay without changes here.
+    """
+
+    thinking: str
+    signature: str | None = None
+    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+
+    type: ClassVar[Literal["thinking"]] = "thinking"
+
+
+class ToolUseBlock(msgspec.Struct, frozen=True, tag="tool_use", **_STRUCT_OPTS):
+    """The model asks the client to run tool ``name`` with ``input``; ``id`` links the result."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+
+    type: ClassVar[Literal["tool_use"]] = "tool_use"
+
+
+class ToolResultBlock(msgspec.Struct, frozen=True, tag="tool_result", **_STRUCT_OPTS):
+    """The client's answer to one ``tool_use``. It travels inside a *user* message.
+
+    ``content`` is a string or a list of blocks (text, images, ... as the API allows);
+    ``is_error`` marks a failed run, which the model should see as a failure.
+    """
+
+    tool_use_id: str
+    if TYPE_CHECKING:
+        content: str | list[ContentBlock] = ""
+    else:  # what msgspec decodes on the fast path; see "The runtime annotations" below
+        content: str | list[_KnownBlock] = ""
+    is_error: bool = False
+    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+
+    type: ClassVar[Literal["tool_result"]] = "tool_result"
+
+
+_KNOWN_KINDS: Final = frozenset({"text", "thinking", "tool_use", "tool_result"})
+
+
+class OpaqueBlock:
+    """A block of a kind this model does not interpret, kept exactly as it came.
+
+    ``kind`` is its wire ``type`` (``"image"``, ``"redacted_thinking"``,
+    ``"server_tool_use"``, ...); ``raw`` is the original JSON object, written back
+    unchanged by ``to_json``/``to_api``. Its own ``type`` is ``"opaque"`` so that
+    ``b.type`` narrowing and ``match`` stay exhaustive over five cases.
+    """
+
+    __slots__ = ("raw",)
+    __match_args__ = ("raw",)
+
+    type: ClassVar[Literal["opaque"]] = "opaque"
+    raw: Mapping[str, Any]
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        kind = raw.get("type") if isinstance(raw, Mapping) else None
+        if not isinstance(kind, str):
+            raise TypeError("an OpaqueBlock needs a JSON object with a string 'type'")
+        if kind in _KNOWN_KINDS:
+            raise ValueError(f"a {kind!r} block is not opaque: build it with its own struct")
+        object.__setattr__(self, "raw", raw)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("OpaqueBlock is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("OpaqueBlock is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (OpaqueBlock, (self.raw,))
+
+    @property
+    def kind(self) -> str:
+        """The block's wire ``type``."""
+        kind: str = self.raw["type"]
+        return kind
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OpaqueBlock) and self.raw == other.raw
+
+    def __hash__(self) -> int:
+        # Consistent with __eq__ (dict equality ignores key order and 1 == 1.0).
+        return hash(("opaque", self.kind))
+
+    def __repr__(self) -> str:
+        return f"OpaqueBlock({dict(self.raw)!r})"
+
+
+# The runtime annotations. msgspec cannot put a class of its own (OpaqueBlock) in a union
+# beside tagged structs, so at runtime the content fields are annotated with the four
+# known kinds only: the fast decoder then accepts exactly those, and anything else falls
+# back to the walking decoder below. Type checkers see the full union. Encoding is
+# unaffected: msgspec encodes list items by their runtime class (OpaqueBlock through
+# ``_enc_hook``).
+ContentBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | OpaqueBlock
+"""Any block that may stand in ``Message.content``."""
+
+_KnownBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
+_KNOWN_TYPES: Final[dict[str, type[_KnownBlock]]] = {
+    "text": TextBlock,
+    "thinking": ThinkingBlock,
+    "tool_use": ToolUseBlock,
+    "tool_result": ToolResultBlock,
+}
+
+
+class Message(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """One turn of a conversation: ``role`` and ``content`` (a string or a list of blocks)."""
+
+    role: Role
+    if TYPE_CHECKING:
+        content: str | list[ContentBlock]
+    else:  # what msgspec decodes on the fast path; see "The runtime annotations" below
+        content: str | list[_KnownBlock]
+
+    def _repr_html_(self) -> str:
+        return message_html(self)
+
+
+# ---------------------------------------------------------------------------------------
+# Constructors
+# ---------------------------------------------------------------------------------------
+
+
+def user_text(s: str) -> Message:
+    """A user turn holding plain text (what a person typed, or a compaction summary)."""
+    return Message(role="user", content=s)
+
+
+def assistant_msg(blocks: Iterable[ContentBlock]) -> Message:
+    """An assistant turn holding the model's blocks exactly as it produced them."""
+    return Message(role="assistant", content=list(blocks))
+
+
+def tool_result_msg(blocks: Iterable[ToolResultBlock]) -> Message:
+    """The user turn that answers an assistant's tool calls.
+
+    In the Anthropic protocol tool results travel in a *user* message, one block per
+    ``tool_use`` of the previous assistant turn, and before any other content.
+    """
+    content: list[ContentBlock] = list(blocks)
+    if not content:
+        raise ValueError("tool_result_msg needs at least one tool_result block")
+    return Message(role="user", content=content)
+
+
+def tool_result_block(
+    tool_use_id: str, content: str | Sequence[ContentBlock], is_error: bool = False
+) -> ToolResultBlock:
+    """The answer to the ``tool_use`` whose ``id`` is ``tool_use_id``."""
+    body: str | list[ContentBlock] = content if isinstance(content, str) else list(content)
+    return ToolResultBlock(tool_use_id=tool_use_id, content=body, is_error=is_error)
+
+
+# ---------------------------------------------------------------------------------------
+# Readers
+# ---------------------------------------------------------------------------------------
+
+
+def blocks_of(m: Message) -> list[ContentBlock]:
+    """The message's content as blocks: a string becomes one ``TextBlock`` (none if empty)."""
+    content = m.content
+    if isinstance(content, str):
+        return [TextBlock(content)] if content else []
+    return content
+
+
+def text_of(m: Message) -> str:
+    """The message's text: its string content, or its text blocks joined as the API streams them."""
+    content = m.content
+    if isinstance(content, str):
+        return content
+    return "".join(b.text for b in content if b.type == "text")
+
+
+def tool_uses_of(m: Message) -> list[ToolUseBlock]:
+    """The ``tool_use`` blocks of a message, in order (empty for string content)."""
+    content = m.content
+    if isinstance(content, str):
+        return []
+    return [b for b in content if b.type == "tool_use"]
+
+
+def tool_results_of(m: Message) -> list[ToolResultBlock]:
+    """The ``tool_result`` blocks of a message, in order (empty for string content)."""
+    content = m.content
+    if isinstance(content, str):
+        return []
+    return [b for b in content if b.type == "tool_result"]
+
+
+def is_tool_result_message(m: Message) -> bool:
+    """Whether the message carries at least one ``tool_result`` block."""
+    content = m.content
+    return not isinstance(content, str) and any(b.type == "tool_result" for b in content)
+
+
+def is_clean_user_start(m: Message | None) -> bool:
+    """Whether a history may begin at ``m``: a user turn that answers no tool call.
+
+    This is the step-29 question. In this protocol tool results live *inside* user
+    messages, so "starts on a user message" is not enough: a user message full of
+    ``tool_result`` blocks whose ``tool_use`` was cut away is an orphan, and the API
+    answers 400.
+    """
+    return m is not None and m.role == "user" and not is_tool_result_message(m)
+
+
+def _cut(s: str, limit: int) -> str:
+    return s[:limit] + ELLIPSIS if len(s) > limit else s
+
+
+def _json_text(value: object) -> str:
+    return msgspec.json.encode(value).decode()
+
+
+def result_text(b: ToolResultBlock) -> str:
+    """A tool result's output as text, without the ``[result: …]`` label of ``block_to_text``.
+
+    String content as itself; block content rendered block by block, joined by spaces.
+    """
+    content = b.content
+    if isinstance(content, str):
+        return content
+    return " ".join(t for t in (block_to_text(c) for c in content) if t)
+
+
+def _opaque_to_text(b: OpaqueBlock) -> str:
+    kind = b.kind
+    raw = b.raw
+    if kind == "redacted_thinking":
+        return ""
+    if kind in ("server_tool_use", "mcp_tool_use"):
+        name = raw.get("name", "?")
+        return f"[server call {name}({_cut(_json_text(raw.get('input', {})), ARGS_LIMIT)})]"
+    if kind.endswith("_tool_result"):
+        return f"[server result: {kind}]"
+    if kind == "image":
+        return "[image]"
+    if kind == "document":
+        title = raw.get("title")
+        return f"[document: {title}]" if isinstance(title, str) and title else "[document]"
+    return f"[{kind}]"
+
+
+def block_to_text(b: ContentBlock) -> str:
+    """One block as a summarizer should read it.
+
+    Text as itself; a tool call as ``[call name(args)]`` (args JSON cut at 200
+    characters); a result as ``[result: ...]`` or ``[result (failed): ...]`` (cut at
+    500); thinking as nothing (it is the model's scratch space, not the conversation);
+    other kinds as a short label such as ``[image]``. An ellipsis marks every cut.
+    """
+    match b:
+        case TextBlock():
+            return b.text
+        case ToolUseBlock():
+            return f"[call {b.name}({_cut(_json_text(b.input), ARGS_LIMIT)})]"
+        case ToolResultBlock():
+            label = "result (failed)" if b.is_error else "result"
+            return f"[{label}: {_cut(result_text(b), RESULT_LIMIT)}]"
+        case ThinkingBlock():
+            return ""
+        case OpaqueBlock():
+            return _opaque_to_text(b)
+        case _:
+            assert_never(b)
+
+
+def message_to_text(m: Message) -> str:
+    """The message as text: each block through ``block_to_text``, one per line, empties dropped."""
+    content = m.content
+    if isinstance(content, str):
+        return content
+    return "\n".join(t for t in (block_to_text(b) for b in content) if t)
+
+
+_ROLE_LABELS: Final[dict[str, str]] = {"user": "User", "assistant": "Assistant"}
+
+
+def transcript_of(messages: Iterable[Message]) -> str:
+    """A role-labelled transcript a summarizer can read, tool calls and failures included.
+
+    One paragraph per message that has any text, ``User: ...`` / ``Assistant: ...``,
+    separated by a blank line.
+    """
+    parts = []
+    for m in messages:
+        text = message_to_text(m)
+        if text:
+            parts.append(f"{_ROLE_LABELS[m.role]}: {text}")
+    return "\n\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------
+# HTML: how one message looks in a notebook (``Message._repr_html_``)
+# ---------------------------------------------------------------------------------------
+
+_PREVIEW: Final = 160
+PAIR_COLORS: Final = ("#1f77b4", "#e67e00", "#9467bd", "#0f9fb0", "#8c564b", "#d6409f", "#7a8f00", "#2f6f4f")
+"""The colours of the tool-pair badges (cycled; the number on a badge stays unique); styled by
+``msgmodel.course.display``."""
+_PAIR_COLORS = PAIR_COLORS
+
+
+def _short(s: str, limit: int = _PREVIEW) -> str:
+    return s if len(s) <= limit else s[:limit] + "…"
+
+
+def _chip(kind: str, label: str, body: str, *, title: str = "", pair: int | None = None) -> str:
+    t = f' title="{_html.escape(title)}"' if title else ""
+    if pair is None:
+        return f'<span class="mm-chip mm-{kind}"{t}><b>{_html.escape(label)}</b> {_html.escape(_short(body))}</span>'
+    k = (pair - 1) % len(_PAIR_COLORS)
+    badge = f'<span class="mm-pair mm-p{k}" title="tool pair #{pair}">#{pair}</span>'
+    return (
+        f'<span class="mm-chip mm-{kind} mm-pk{k}"{t}>{badge}<b>{_html.escape(label)}</b> '
+        f"{_html.escape(_short(body))}</span>"
+    )
+
+
+def block_html(b: ContentBlock, *, pairs: Mapping[str, int] | None = None) -> str:
+    """One block as a labelled chip (text, thinking, tool_use, tool_result, opaque).
+
+    With ``pairs`` (from ``tool_pairs``), tool blocks carry their pair's ``#n`` badge.
+    """
+    pairs = pairs or {}
+    match b:
+        case TextBlock():
+            return _chip("text", "text", b.text)
+        case ThinkingBlock():
+            sig = "signed" if b.signature else "unsigned"
+            return _chip("thinking", f"thinking ({sig})", b.thinking)
+        case ToolUseBlock():
+            args = _json_text(b.input)
+            return _chip("tool_use", f"tool_use {b.id}", f"{b.name}({args})", pair=pairs.get(b.id))
+        case ToolResultBlock():
+            kind = "failed" if b.is_error else "tool_result"
+            label = f"tool_result{' (failed)' if b.is_error else ''} → {b.tool_use_id}"
+            return _chip(kind, label, result_text(b), pair=pairs.get(b.tool_use_id))
+        case OpaqueBlock():
+            return _chip("opaque", f"opaque: {b.kind}", "", title=_json_text(b.raw)[:400])
+        case _:
+            assert_never(b)
+
+
+def message_html(
+    m: Message,
+    *,
+    index: int | None = None,
+    problems: Mapping[int | None, Sequence[str]] | None = None,
+    pairs: Mapping[str, int] | None = None,
+) -> str:
+    """One message as a card: its role, then its blocks as chips.
+
+    ``problems`` maps a block index (or ``None`` for the whole message) to error texts
+    that are shown in red beside that block. ``pairs``: see ``block_html``.
+    """
+    problems = problems or {}
+    chips = []
+    for i, b in enumerate(blocks_of(m)):
+        chip = block_html(b, pairs=pairs)
+        errs = problems.get(i, ())
+        if errs:
+            chip = f'<span class="mm-bad">{chip}</span>' + "".join(
+                f'<span class="mm-err">{_html.escape(e)}</span>' for e in errs
+            )
+        chips.append(chip)
+    if not chips:
+        chips.append('<span class="mm-chip mm-text"><i>(empty)</i></span>')
+    whole = "".join(f'<span class="mm-err">{_html.escape(e)}</span>' for e in problems.get(None, ()))
+    idx = f'<span class="mm-idx">{index}</span>' if index is not None else ""
+    bad = " mm-bad" if whole else ""
+    return (
+        f'<div class="mm-msg mm-{m.role}{bad}">{idx}<span class="mm-role">{m.role}</span>{"".join(chips)}{whole}</div>'
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Codec
+# ---------------------------------------------------------------------------------------
+
+# The fast path: msgspec decodes straight into the structs. It accepts only the four
+# known kinds with their core fields; anything else (an unknown kind, an extra field,
+# a malformed value) falls back to ``_convert_messages``, which walks the data, keeps
+# unknown kinds as OpaqueBlocks and reports errors with their full JSON path.
+_FAST_DECODER: Final = msgspec.json.Decoder(list[Message])
+_ANY_DECODER: Final = msgspec.json.Decoder()
+
+
+def _enc_hook(obj: object) -> object:
+    if isinstance(obj, OpaqueBlock):
+        return obj.raw
+    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
+
+
+_ENCODER: Final = msgspec.json.Encoder(enc_hook=_enc_hook)
+
+
+def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
+    """Decode a JSON array of Messages-API messages.
+
+    Raises ``DecodeError`` naming the JSON path and what was expected. ``source``
+    (a file name, say) is prefixed to the error text.
+    """
+    if isinstance(data, str):
+        try:
+            data = data.encode()
+        except UnicodeEncodeError as e:  # a lone surrogate cannot be UTF-8
+            raise DecodeError("$", f"expected valid Unicode text ({e.reason} at {e.start})", source=source) from None
+    try:
+        return _FAST_DECODER.decode(data)
+    except msgspec.ValidationError:
+        pass  # not entirely in the fast shape (or not JSON at all): walk it
+    except msgspec.DecodeError as e:
+        raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
+    except RecursionError:
+        raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
+    try:
+        value = _ANY_DECODER.decode(data)
+    except msgspec.DecodeError as e:
+        raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
+    except RecursionError:
+        raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
+    return _convert_messages(value, "$", source)
+
+
+def from_api(messages: object, *, source: str | None = None) -> list[Message]:
+    """Convert what one would pass as ``messages=`` to the SDK into ``Message``s.
+
+    Accepts plain dicts and lists; SDK response objects (pydantic models such as
+    ``resp.content`` blocks) are read through their ``model_dump``.
+    """
+    try:
+        return _convert_messages(messages, "$", source)
+    except RecursionError:
+        raise DecodeError("$", "expected data nested less deeply", source=source) from None
+
+
+def block_from_api(block: object, *, path: str = "$") -> ContentBlock:
+    """One content block from its API form (a dict or an SDK model)."""
+    return _convert_block(block, path, None)
+
+
+def blocks_from_api(blocks: Iterable[object], *, path: str = "$") -> list[ContentBlock]:
+    """Content blocks from their API form, e.g. ``response.content`` of the SDK."""
+    return [_convert_block(b, f"{path}[{i}]", None) for i, b in enumerate(blocks)]
+
+
+def _describe(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def _plain(value: object) -> object:
+    """SDK models (pydantic) to plain data; everything else unchanged."""
+    dump = getattr(value, "model_dump", None)
+    if dump is not None and not isinstance(value, (Mapping, list, str)):
+        return dump(mode="json", exclude_none=True)
+    return value
+
+
+def _convert_messages(data: object, path: str, source: str | None) -> list[Message]:
+    data = _plain(data)
+    if not isinstance(data, (list, tuple)):
+        raise DecodeError(path, f"expected an array of messages, got {_describe(data)}", source=source)
+    return [_convert_message(m, f"{path}[{i}]", source) for i, m in enumerate(data)]
+
+
+def _convert_message(obj: object, path: str, source: str | None) -> Message:
+    obj = _plain(obj)
+    if isinstance(obj, Message):
+        return obj
+    if not isinstance(obj, Mapping):
+        raise DecodeError(path, f"expected a message object, got {_describe(obj)}", source=source)
+    for key in obj:
+        if key not in ("role", "content"):
+            raise DecodeError(
+                f"{path}.{key}", "unexpected field (a message has only `role` and `content`)", source=source
+            )
+    role = obj.get("role")
+    if role not in ("user", "assistant"):
+        if "role" not in obj:
+            raise DecodeError(f"{path}.role", "missing required field `role`", source=source)
+        raise DecodeError(f"{path}.role", f"expected 'user' or 'assistant', got {role!r}", source=source)
+    if "content" not in obj:
+        raise DecodeError(f"{path}.content", "missing required field `content`", source=source)
+    content = _plain(obj["content"])
+    if isinstance(content, str):
+        return Message(role=role, content=content)
+    if not isinstance(content, (list, tuple)):
+        raise DecodeError(
+            f"{path}.content", f"expected a string or an array of blocks, got {_describe(content)}", source=source
+        )
+    blocks = [_convert_block(b, f"{path}.content[{i}]", source) for i, b in enumerate(content)]
+    return Message(role=role, content=blocks)
+
+
+# The core wire fields of each known kind; any other key of such a block goes to `extra`.
+_CORE_FIELDS: Final[dict[str, frozenset[str]]] = {
+    "text": frozenset({"type", "text"}),
+    "thinking": frozenset({"type", "thinking", "signature"}),
+    "tool_use": frozenset({"type", "id", "name", "input"}),
+    "tool_result": frozenset({"type", "tool_use_id", "content", "is_error"}),
+}
+
+
+def _field(obj: Mapping[str, Any], key: str, path: str, source: str | None, kind: str) -> Any:
+    if key not in obj:
+        raise DecodeError(f"{path}.{key}", f"missing required field `{key}` of a `{kind}` block", source=source)
+    return obj[key]
+
+
+def _string(obj: Mapping[str, Any], key: str, path: str, source: str | None, kind: str) -> str:
+    value = _field(obj, key, path, source, kind)
+    if not isinstance(value, str):
+        raise DecodeError(f"{path}.{key}", f"expected a string, got {_describe(value)}", source=source)
+    return value
+
+
+def _convert_block(obj: object, path: str, source: str | None) -> ContentBlock:
+    if isinstance(obj, (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, OpaqueBlock)):
+        return obj
+    obj = _plain(obj)
+    if not isinstance(obj, Mapping):
+        raise DecodeError(path, f"expected a content block object, got {_describe(obj)}", source=source)
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        if "type" not in obj:
+            raise DecodeError(f"{path}.type", "missing required field `type` of a content block", source=source)
+        raise DecodeError(f"{path}.type", f"expected a string, got {_describe(kind)}", source=source)
+    core = _CORE_FIELDS.get(kind)
+    if core is None:
+        return OpaqueBlock(dict(obj))
+    extra = {k: v for k, v in obj.items() if k not in core} or None
+    if kind == "text":
+        return TextBlock(text=_string(obj, "text", path, source, kind), extra=extra)
+    if kind == "thinking":
+        signature = obj.get("signature")
+        if signature is not None and not isinstance(signature, str):
+            raise DecodeError(f"{path}.signature", f"expected a string, got {_describe(signature)}", source=source)
+        return ThinkingBlock(thinking=_string(obj, "thinking", path, source, kind), signature=signature, extra=extra)
+    if kind == "tool_use":
+        block_id = _string(obj, "id", path, source, kind)
+        name = _string(obj, "name", path, source, kind)
+        tool_input = _plain(_field(obj, "input", path, source, kind))
+        if not isinstance(tool_input, Mapping):
+            raise DecodeError(f"{path}.input", f"expected an object, got {_describe(tool_input)}", source=source)
+        return ToolUseBlock(id=block_id, name=name, input=dict(tool_input), extra=extra)
+    # tool_result
+    tool_use_id = _string(obj, "tool_use_id", path, source, kind)
+    is_error = obj.get("is_error", False)
+    if not isinstance(is_error, bool):
+        raise DecodeError(f"{path}.is_error", f"expected a boolean, got {_describe(is_error)}", source=source)
+    raw_content = _plain(obj.get("content", ""))
+    result_content: str | list[ContentBlock]
+    if isinstance(raw_content, str):
+        result_content = raw_content
+    elif isinstance(raw_content, (list, tuple)):
+        result_content = [_convert_block(b, f"{path}.content[{i}]", source) for i, b in enumerate(raw_content)]
+    else:
+        raise DecodeError(
+            f"{path}.content", f"expected a string or an array of blocks, got {_describe(raw_content)}", source=source
+        )
+    return ToolResultBlock(tool_use_id=tool_use_id, content=result_content, is_error=is_error, extra=extra)
+
+
+def _blocks_have_extra(blocks: list[ContentBlock]) -> bool:
+    for b in blocks:
+        if b.type == "opaque":
+            continue
+        if b.extra is not None:
+            return True
+        if b.type == "tool_result" and not isinstance(b.content, str) and _blocks_have_extra(b.content):
+            return True
+    return False
+
+
+def _has_extra(messages: Sequence[Message]) -> bool:
+    return any(not isinstance(m.content, str) and _blocks_have_extra(m.content) for m in messages)
+
+
+def block_to_api(b: ContentBlock) -> dict[str, Any]:
+    """One block in its wire shape (a plain dict); ``block_from_api(block_to_api(b)) == b``."""
+    match b:
+        case TextBlock():
+            d: dict[str, Any] = {"type": "text", "text": b.text}
+        case ThinkingBlock():
+            d = {"type": "thinking", "thinking": b.thinking}
+            if b.signature is not None:
+                d["signature"] = b.signature
+        case ToolUseBlock():
+            d = {"type": "tool_use", "id": b.id, "name": b.name, "input": b.input}
+        case ToolResultBlock():
+            d = {"type": "tool_result", "tool_use_id": b.tool_use_id}
+            if b.content != "":
+                d["content"] = b.content if isinstance(b.content, str) else [block_to_api(c) for c in b.content]
+            if b.is_error:
+                d["is_error"] = True
+        case OpaqueBlock():
+            return dict(b.raw)
+        case _:
+            assert_never(b)
+    if b.extra:
+        # Extras never override the core fields written above.
+        d.update((k, v) for k, v in b.extra.items() if k not in d)
+    return d
+
+
+def to_api(messages: Iterable[Message]) -> list[dict[str, Any]]:
+    """Plain dicts in the wire shape, ready for the SDK's ``messages=``.
+
+    ``from_api(to_api(x)) == x``. Opaque blocks are written back as they came.
+    """
+    return [
+        {"role": m.role, "content": m.content if isinstance(m.content, str) else [block_to_api(b) for b in m.content]}
+        for m in messages
+    ]
+
+
+def to_json(messages: Sequence[Message]) -> bytes:
+    """The messages as a JSON array in the API's shape (UTF-8 bytes)."""
+    if _has_extra(messages):
+        return _ENCODER.encode(to_api(messages))
+    return _ENCODER.encode(messages)

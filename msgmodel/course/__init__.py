@@ -1,0 +1,12 @@
+"""The course: everything only the notebooks and their tests use, built on the core.
+
+``display``     static HTML of a conversation (cards, tool-pair badges, ``show``)
+``widgets``     the chapters' ipywidgets (ConversationView, CompactionExplorer, ...)
+``teaching``    helpers the chapters call (``side_by_side``, ``type_check``)
+``knowledge``   the scanner that finds block knowledge copied outside the model
+``synth``       synthetic sessions of any length, for measurements
+``exercises``   the exercises' checkers, hints and reference solutions
+``legacy``      the exhibit: the any-typed code of steps 29–30, kept to be studied
+
+Nothing in the core (``msgmodel.core``) or the local API (``msgmodel.api``) imports this layer.
+"""

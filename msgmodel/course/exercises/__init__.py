@@ -1,0 +1,159 @@
+"""Auto-checked exercises for the notebook series.
+
+This package owns the checking of a learner's answers. Each chapter has a module
+(``ch01``, ``ch02``, ...) that registers its exercises with ``exercise``; a notebook
+calls ``check("01.1", answer)`` and sees either a pass or a helpful hint, never a
+traceback. Every exercise also carries a reference solution, kept out of the notebooks
+(a learner who wants it calls ``reveal("01.1")`` or reads the chapter module), and the
+test suite checks that each reference passes its own checker and each starter fails it.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import textwrap
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = ["Exercise", "Verdict", "all_exercises", "check", "exercise", "get", "is_placeholder", "reveal"]
+
+Checker = Callable[[Any], "str | None"]
+"""Returns ``None`` when the answer is right, otherwise a hint saying what is wrong."""
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: its id (``"01.1"``), a one-line task, its checker, its reference answer."""
+
+    id: str
+    task: str
+    checker: Checker
+    reference: object
+    starter: object = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The result of ``check``: shown in a notebook as one line (✓ or ✗ with a hint)."""
+
+    exercise_id: str
+    passed: bool
+    hint: str
+
+    def __repr__(self) -> str:
+        if self.passed:
+            return f"✓ exercise {self.exercise_id}: correct. {self.hint}".rstrip()
+        if self.hint.startswith("not attempted yet"):
+            return f"· exercise {self.exercise_id}: {self.hint}"
+        return f"✗ exercise {self.exercise_id}: not yet. {self.hint}"
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+
+_REGISTRY: Final[dict[str, Exercise]] = {}
+_CHAPTERS: Final = ("ch00", "ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07")
+
+
+def exercise(ex: Exercise) -> Exercise:
+    """Register an exercise (each chapter module calls this at import)."""
+    if ex.id in _REGISTRY and _REGISTRY[ex.id] != ex:
+        raise ValueError(f"exercise {ex.id} is registered twice")
+    _REGISTRY[ex.id] = ex
+    return ex
+
+
+def _load_chapter(chapter: str) -> None:
+    """Import a chapter's exercise module (which registers its exercises); absent is fine."""
+    try:
+        importlib.import_module(f"msgmodel.course.exercises.{chapter}")
+    except ModuleNotFoundError as e:
+        if e.name != f"msgmodel.course.exercises.{chapter}":
+            raise
+
+
+def _load(exercise_id: str) -> None:
+    chapter = f"ch{exercise_id.split('.')[0]}"
+    if chapter in _CHAPTERS:
+        _load_chapter(chapter)
+
+
+def get(exercise_id: str) -> Exercise:
+    """The exercise with this id (``KeyError`` with the known ids if there is none)."""
+    _load(exercise_id)
+    try:
+        return _REGISTRY[exercise_id]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none loaded"
+        raise KeyError(f"no exercise {exercise_id!r} (known: {known})") from None
+
+
+def all_exercises() -> list[Exercise]:
+    """Every exercise of every chapter, in id order."""
+    for chapter in _CHAPTERS:
+        _load_chapter(chapter)
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def is_placeholder(answer: object) -> bool:
+    """Whether ``answer`` is still the blank the notebook hands out, not an attempt.
+
+    ``None``, ``...``, an empty string or collection, and a function or class whose body is
+    only ``...`` or ``pass`` (a docstring and comments allowed). A placeholder gets a neutral
+    "not attempted yet" instead of a hint, so a committed notebook does not give the answer
+    away to someone reading it on GitHub.
+    """
+    if answer is None or answer is Ellipsis:
+        return True
+    if isinstance(answer, (str, bytes, list, tuple, set, frozenset, dict)) and not answer:
+        return True
+    if inspect.isfunction(answer) or inspect.isclass(answer):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(answer)))
+        except (OSError, TypeError, SyntaxError):
+            # A class defined in a notebook cell has no source to read: judge it by what it
+            # declares (no annotations and no attributes of its own means nothing written).
+            if inspect.isclass(answer):
+                own = {k for k in vars(answer) if not (k.startswith("__") and k.endswith("__"))}
+                return not own and not getattr(answer, "__annotations__", None)
+            return False
+        node = tree.body[0] if tree.body else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return False
+        # Only a docstring, `...`, `pass` or other bare constants: nothing written yet.
+        return all(
+            isinstance(st, ast.Pass) or (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))
+            for st in node.body
+        )
+    return False
+
+
+def check(exercise_id: str, answer: object) -> Verdict:
+    """Check a learner's answer. Never raises: a crash in the answer becomes a hint."""
+    ex = get(exercise_id)
+    if is_placeholder(answer):
+        return Verdict(exercise_id, False, f"not attempted yet. Task: {ex.task}")
+    try:
+        problem = ex.checker(answer)
+    except Exception as e:  # the learner's code raised inside the checker
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        where = f" (line {frame.lineno} of {frame.name})" if frame.name != "<module>" else ""
+        return Verdict(exercise_id, False, f"your answer raised {type(e).__name__}: {e}{where}.")
+    if problem is None:
+        return Verdict(exercise_id, True, "")
+    return Verdict(exercise_id, False, problem)
+
+
+def reveal(exercise_id: str) -> str:
+    """The reference solution, as source text when it is a function."""
+    ref = get(exercise_id).reference
+    if callable(ref):
+        try:
+            return inspect.getsource(ref)
+        except (OSError, TypeError):
+            pass
+    return repr(ref)

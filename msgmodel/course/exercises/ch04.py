@@ -1,0 +1,348 @@
+"""Exercises of chapter 04 (one authoritative model): read with readers, match every kind, predict a path.
+
+04.1  ``tool_names_of(messages)``: the names of the tools the assistant called, in order, one
+      per call, written with the readers of ``msgmodel.core.message`` only.
+04.2  ``count_kinds(blocks)``: how many blocks of each wire kind a content list holds, written
+      as a ``match`` over ``ContentBlock`` (an ``OpaqueBlock`` counts under its wire kind).
+04.3  Predict the JSON path ``from_json`` names in its ``DecodeError`` for ``BAD_SESSION``.
+
+Every checker judges behaviour on several cases (including the tricky ones: string content,
+tool_result messages, server-side tool calls, nested tool_result content) and names the case
+an answer got wrong. The expected values come from the authority itself (``tool_uses_of``,
+the blocks' ``type``/``kind``, ``from_json``), so the exercises follow ``message.py`` if it
+changes.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable
+from typing import Any, Final, assert_never
+
+from msgmodel.core.message import (
+    ContentBlock,
+    DecodeError,
+    Message,
+    OpaqueBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    assistant_msg,
+    from_json,
+    tool_result_block,
+    tool_result_msg,
+    tool_uses_of,
+    user_text,
+)
+from msgmodel.course.exercises import Exercise, exercise
+
+__all__ = ["BAD_SESSION", "count_kinds", "tool_names_of"]
+
+
+def _source_tree(fn: Callable[..., Any]) -> ast.AST | None:
+    """The parsed source of a learner's function, or ``None`` when it cannot be read."""
+    try:
+        return ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+
+
+def _show(messages: list[Message]) -> str:
+    lines = []
+    for i, m in enumerate(messages):
+        if isinstance(m.content, str):
+            lines.append(f"    {i}  {m.role}: {m.content!r}")
+            continue
+        kinds = []
+        for b in m.content:
+            if b.type == "tool_use":
+                kinds.append(f"tool_use {b.name}")
+            elif b.type == "opaque":
+                kinds.append(f"{b.kind} (OpaqueBlock)")
+            else:
+                kinds.append(b.type)
+        lines.append(f"    {i}  {m.role}: [{', '.join(kinds)}]")
+    return "\n".join(lines) or "    (no messages)"
+
+
+# ---------------------------------------------------------------------------------------
+# 04.1 tool_names_of
+# ---------------------------------------------------------------------------------------
+
+
+def tool_names_of(messages: list[Message]) -> list[str]:
+    """The names of the client tools the assistant called, in order, one entry per call."""
+    return [call.name for m in messages for call in tool_uses_of(m)]
+
+
+def _tool_names_of_starter(messages: list[Message]) -> None: ...  # your code here
+
+
+def _call(call_id: str, name: str, **args: Any) -> ToolUseBlock:
+    return ToolUseBlock(id=call_id, name=name, input=args)
+
+
+def _names_cases() -> list[tuple[str, list[Message]]]:
+    grep = _call("toolu_01A", "grep", pattern="retries", path="src/config.py")
+    read = _call("toolu_01B", "read_file", path="src/settings.py")
+    again = _call("toolu_01C", "read_file", path="src/app.py")
+    web = OpaqueBlock({"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "x"}})
+    return [
+        (
+            "a turn with thinking, text and two parallel calls",
+            [
+                user_text("How many retries does the client make?"),
+                assistant_msg([ThinkingBlock("Search first.", signature="c2ln"), TextBlock("Looking."), grep, read]),
+                tool_result_msg(
+                    [
+                        tool_result_block("toolu_01A", 'DEFAULTS = {"retries": 3}'),
+                        tool_result_block("toolu_01B", "no such file", is_error=True),
+                    ]
+                ),
+                assistant_msg([TextBlock("Three.")]),
+            ],
+        ),
+        (
+            "the same tool called in two turns (keep one name per call, duplicates included)",
+            [
+                user_text("Read the app."),
+                assistant_msg([read]),
+                tool_result_msg([tool_result_block("toolu_01B", "no such file", is_error=True)]),
+                assistant_msg([TextBlock("Searching instead."), grep]),
+                tool_result_msg([tool_result_block("toolu_01A", "src/config.py:5: ...")]),
+                assistant_msg([again]),
+            ],
+        ),
+        (
+            "a server-side web search (an OpaqueBlock `server_tool_use`: the API ran it, not your client)",
+            [user_text("Search the web."), assistant_msg([web, TextBlock("Found it.")])],
+        ),
+        ("plain text only (string content everywhere)", [user_text("hi"), Message(role="assistant", content="hello")]),
+        ("no messages at all", []),
+    ]
+
+
+def _uses_only_readers(fn: Callable[..., Any]) -> str | None:
+    tree = _source_tree(fn)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "content":
+            return (
+                "it returns the right names, but it reads `.content` itself. The point of the exercise is that "
+                "only message.py walks content: use the readers (`tool_uses_of`, `blocks_of`) instead."
+            )
+    return None
+
+
+def _check_tool_names_of(fn: Any) -> str | None:
+    if not callable(fn):
+        return f"give the function itself (tool_names_of), not {fn!r}."
+    for label, messages in _names_cases():
+        expected = tool_names_of(messages)
+        got = fn(list(messages))
+        if not isinstance(got, list):
+            return f"return a list of names (list[str]), got {got!r} for {label}."
+        if got == expected:
+            continue
+        why = ""
+        if any(isinstance(x, ToolUseBlock) for x in got):
+            why = " Return the names (`call.name`), not the blocks."
+        elif "web_search" in got:
+            why = " A server_tool_use is an OpaqueBlock that the API ran itself; `tool_uses_of` leaves it out."
+        elif any(isinstance(x, str) and x.startswith("toolu_") for x in got):
+            why = " Those are ids; the tool_result blocks carry ids, the tool_use blocks carry names."
+        elif sorted(set(got)) == sorted(set(expected)) and len(got) < len(expected):
+            why = " One entry per call: a tool called twice appears twice."
+        return f"for {label}, expected {expected!r}, got {got!r}.{why}\n{_show(messages)}"
+    return _uses_only_readers(fn)
+
+
+exercise(
+    Exercise(
+        id="04.1",
+        task="tool_names_of(messages): names of the tools called, in order, one per call; only readers, no .content",
+        checker=_check_tool_names_of,
+        reference=tool_names_of,
+        starter=_tool_names_of_starter,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# 04.2 count_kinds
+# ---------------------------------------------------------------------------------------
+
+
+def count_kinds(blocks: list[ContentBlock]) -> dict[str, int]:
+    """How many blocks of each wire kind the list holds (top level only; an OpaqueBlock by its ``kind``)."""
+    counts: dict[str, int] = {}
+    for b in blocks:
+        kind: str
+        match b:
+            case TextBlock() | ThinkingBlock() | ToolUseBlock() | ToolResultBlock():
+                kind = b.type
+            case OpaqueBlock():
+                kind = b.kind
+            case _:
+                assert_never(b)
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def _count_kinds_starter(blocks: list[ContentBlock]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for b in blocks:
+        match b:
+            case TextBlock():
+                counts["text"] = counts.get("text", 0) + 1
+            # add the other four kinds here, then: case _: assert_never(b)
+    return counts
+
+
+_IMAGE: Final = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+
+
+def _kinds_cases() -> list[tuple[str, list[ContentBlock]]]:
+    nested = tool_result_block("toolu_01A", [TextBlock("line 1"), TextBlock("line 2"), OpaqueBlock(_IMAGE)])
+    return [
+        (
+            "one block of each of the five classes",
+            [
+                TextBlock("hi"),
+                ThinkingBlock("hmm", signature="c2ln"),
+                _call("toolu_01A", "grep", pattern="x"),
+                tool_result_block("toolu_01A", "3 matches"),
+                OpaqueBlock(_IMAGE),
+            ],
+        ),
+        ("three text blocks", [TextBlock("a"), TextBlock("b"), TextBlock("c")]),
+        (
+            "three opaque blocks of two wire kinds",
+            [
+                OpaqueBlock({"type": "redacted_thinking", "data": "EmwKAhgB"}),
+                OpaqueBlock(_IMAGE),
+                OpaqueBlock({"type": "redacted_thinking", "data": "Eo0CCkYI"}),
+            ],
+        ),
+        ("a tool_result whose content is a list of blocks (count the top level only)", [nested]),
+        ("an empty list", []),
+    ]
+
+
+def _has_match(fn: Callable[..., Any]) -> str | None:
+    tree = _source_tree(fn)
+    if tree is None or any(isinstance(node, ast.Match) for node in ast.walk(tree)):
+        return None
+    return (
+        "the counts are right, but the exercise is to write it as a `match` over the block "
+        "(`case TextBlock(): ...`, one case per class, `case _: assert_never(b)`), "
+        "so that mypy can check you covered all five."
+    )
+
+
+def _check_count_kinds(fn: Any) -> str | None:
+    if not callable(fn):
+        return f"give the function itself (count_kinds), not {fn!r}."
+    for label, blocks in _kinds_cases():
+        expected = count_kinds(blocks)
+        got = fn(list(blocks))
+        if not isinstance(got, dict):
+            return f"return a dict (kind → count), got {got!r} for {label}."
+        got_nonzero = {k: v for k, v in got.items() if v != 0}
+        if got_nonzero == expected:
+            continue
+        why = ""
+        if "opaque" in got_nonzero:
+            why = ' An OpaqueBlock counts under its wire kind, `b.kind` ("image", "redacted_thinking"), not "opaque".'
+        elif sum(got_nonzero.values()) > len(blocks):
+            why = " Count the blocks of the list itself; a tool_result's own content blocks are not counted."
+        elif missing := sorted(set(expected) - set(got_nonzero)):
+            why = f" Not counted: {', '.join(missing)}. Does your `match` have a case for every class?"
+        return f"for {label}, expected {expected!r}, got {got!r}.{why}"
+    return _has_match(fn)
+
+
+exercise(
+    Exercise(
+        id="04.2",
+        task="count_kinds(blocks): blocks per wire kind as a match over ContentBlock (OpaqueBlock by its kind)",
+        checker=_check_count_kinds,
+        reference=count_kinds,
+        starter=_count_kinds_starter,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# 04.3 predict the DecodeError path
+# ---------------------------------------------------------------------------------------
+
+BAD_SESSION: Final = b"""[
+  {"role": "user", "content": "Why does fetch() give up?"},
+  {"role": "assistant", "content": [
+    {"type": "text", "text": "Let me read it."},
+    {"type": "tool_use", "id": "toolu_01A", "name": "read_file", "input": {"path": "src/app.py"}}
+  ]},
+  {"role": "user", "content": [
+    {"type": "tool_result", "tool_use_id": "toolu_01A", "content": [
+      {"type": "text", "text": "import time"},
+      {"text": "def fetch(url, session, retries=None):"}
+    ]}
+  ]}
+]"""
+"""The session of exercise 04.3: JSON that ``from_json`` refuses (one block lost its ``type``)."""
+
+
+def _decode_error_path() -> str:
+    try:
+        from_json(BAD_SESSION)
+    except DecodeError as e:
+        return e.path
+    raise AssertionError("BAD_SESSION decoded without error")  # pragma: no cover
+
+
+def _check_path(answer: Any) -> str | None:
+    if not isinstance(answer, str):
+        return f'give the path as a string, such as "$[0].content", got {answer!r}.'
+    guess = "".join(answer.split())
+    right = _decode_error_path()
+    if guess == right:
+        return None
+    if guess.startswith("messages."):
+        return (
+            "that is the API's path style (`messages.2.content.0`). DecodeError writes a JSONPath: `$` is the "
+            "whole array, `[i]` an element (from 0), `.name` a field; e.g. `$[0].content`."
+        )
+    if not guess.startswith("$"):
+        return "a DecodeError path starts at `$`, the whole JSON array, e.g. `$[0].content`."
+    if right.startswith(guess):
+        return (
+            f"right track: {guess} leads there, but the decoder goes deeper. It names the field it could not "
+            "read, not the message or block around it."
+        )
+    if guess.startswith("$[3]") or "content[2]" in guess:
+        return "indices count from 0: the first message is `$[0]`, the first block of a content list `content[0]`."
+    if guess.endswith(".text") or guess.endswith("]"):
+        return (
+            "look at what the broken block lacks rather than what it has: which field does every content block "
+            "need before the decoder can know its kind?"
+        )
+    return (
+        "not the path from_json names. Walk the JSON from `$` (the array): which message, which block, "
+        "which nested block, which field?"
+    )
+
+
+exercise(
+    Exercise(
+        id="04.3",
+        task="predict the JSON path that from_json(BAD_SESSION) names in its DecodeError",
+        checker=_check_path,
+        reference="$[2].content[0].content[1].type",
+        starter=...,
+    )
+)

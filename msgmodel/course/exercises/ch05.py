@@ -1,0 +1,456 @@
+"""Exercises of chapter 05 (the refactor, and the bugs as regression tests).
+
+05.1  ``regression(compact_fn)``: a regression test for the forward-cut bug of step 29's local
+      fix: ``keep_recent`` promises the last k messages, unchanged. It must pass on a correct
+      compactor and fail (``AssertionError``) on one that cuts forward and one that is off by one.
+05.2  ``faithful(history, render)``: the step-30 invariant as a property. True when the
+      summarizer's input shows every tool call (with its input) and every result, failures
+      marked; checked against two faithful renderers and four that lose something.
+05.3  Predict the ``RepairNote`` kinds ``repair`` reports for ``REPAIR_PUZZLE``.
+
+The checkers run the learner's test and property against compactors and renderers written
+here with ``msgmodel.core.message``'s constructors and readers (the exhibits in
+``msgmodel.course.legacy`` are not imported: nothing outside that package may import it).
+``LONG_LOOP`` and ``REPAIR_PUZZLE`` are imported by the notebook to show them.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from msgmodel.core.compact import RepairKind, Summarizer, compact, repair, summarize_transcript, summary_message
+from msgmodel.core.message import (
+    Message,
+    TextBlock,
+    ToolUseBlock,
+    assistant_msg,
+    block_to_text,
+    blocks_of,
+    is_clean_user_start,
+    message_to_text,
+    tool_result_block,
+    tool_result_msg,
+    tool_results_of,
+    tool_uses_of,
+    transcript_of,
+    user_text,
+)
+from msgmodel.core.protocol import validate
+from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.synth import synth_session
+
+__all__ = ["LONG_LOOP", "REPAIR_PUZZLE", "faithful", "long_loop_history", "predicted_kinds", "regression"]
+
+Compactor = Callable[..., list[Message]]
+Impl = Callable[[Sequence[Message], int, Summarizer], list[Message]]
+"""A compactor written positionally, as the checkers call the buggy ones."""
+
+
+def _brief(m: Message) -> str:
+    """One message on one line, for hints."""
+    parts = []
+    for b in blocks_of(m):
+        if b.type == "tool_use":
+            parts.append(f"tool_use {b.id} {b.name}")
+        elif b.type == "tool_result":
+            parts.append(f"tool_result→{b.tool_use_id}{' (is_error)' if b.is_error else ''}")
+        elif b.type == "text":
+            parts.append(repr(b.text if len(b.text) <= 30 else b.text[:30] + "…"))
+        else:
+            parts.append(b.type)
+    return f"{m.role}: [{', '.join(parts)}]"
+
+
+def _render(history: Sequence[Message]) -> str:
+    return "\n".join(f"    {i}  {_brief(m)}" for i, m in enumerate(history))
+
+
+# ---------------------------------------------------------------------------------------
+# 05.1 a regression test for the forward-cut bug (keep_recent's promise)
+# ---------------------------------------------------------------------------------------
+
+
+def long_loop_history() -> list[Message]:
+    """A finished episode, then one long tool loop after the last prompt (the usual shape of an agent's work)."""
+    out: list[Message] = [
+        user_text("Read src/app.py"),
+        assistant_msg([TextBlock("I'll read it."), ToolUseBlock("toolu_01", "read_file", {"path": "src/app.py"})]),
+        tool_result_msg([tool_result_block("toolu_01", '"""A tiny HTTP client with retries."""')]),
+        assistant_msg([TextBlock("It is a small HTTP client.")]),
+        user_text("Fix the flaky test."),
+    ]
+    for i in range(2, 7):
+        call_id = f"toolu_0{i}"
+        out += [
+            assistant_msg([ToolUseBlock(call_id, "grep", {"pattern": f"step {i}"})]),
+            tool_result_msg([tool_result_block(call_id, f"tests/test_app.py:{10 * i}: hit {i}")]),
+        ]
+    return out
+
+
+LONG_LOOP: Final[list[Message]] = long_loop_history()
+"""The history of exercise 05.1 (15 messages; clean user starts at 0 and 4 only)."""
+
+
+def regression(compact_fn: Compactor) -> None:
+    """Reference for 05.1: for every window size, the last ``k`` messages come back unchanged, at the end."""
+    history = LONG_LOOP
+    for k in range(1, len(history) + 1):  # every window size: a boundary bug hides at some of them
+        out = compact_fn(history, keep_recent=k, summarize=lambda transcript: "The earlier part.")
+        assert validate(out) == [], f"keep_recent={k}: the API would answer 400: {validate(out)[0]}"
+        assert out[-k:] == history[-k:], f"keep_recent={k}: the last {k} messages did not survive compaction"
+
+
+def _regression_starter(compact_fn: Compactor) -> None: ...  # your code here
+
+
+def _summary_and(window: Sequence[Message], summarized: Sequence[Message], summarize: Summarizer) -> list[Message]:
+    return [summary_message(summarize_transcript(transcript_of(summarized), summarize)), *window]
+
+
+def _forward_cut(messages: Sequence[Message], keep_recent: int, summarize: Summarizer) -> list[Message]:
+    """Step 29's local fix (copy #1): move the cut *forward* to the next clean start, or summarize everything."""
+    if keep_recent >= len(messages):
+        return list(messages)
+    cut = len(messages) - keep_recent
+    while cut < len(messages) and not is_clean_user_start(messages[cut]):
+        cut += 1
+    return _summary_and(messages[cut:], messages[:cut], summarize)
+
+
+def _one_short(messages: Sequence[Message], keep_recent: int, summarize: Summarizer) -> list[Message]:
+    """Off by one: plans for ``keep_recent - 1`` messages, wrong only where that lands on a clean start."""
+    return compact(messages, keep_recent=max(keep_recent - 1, 1), summarize=summarize)
+
+
+def _correct(messages: Sequence[Message], keep_recent: int, summarize: Summarizer) -> list[Message]:
+    return compact(messages, keep_recent=keep_recent, summarize=summarize)
+
+
+def _broken_at(impl: Impl, history: list[Message]) -> list[int]:
+    """The window sizes at which ``impl`` breaks keep_recent's promise (or validity) on ``history``."""
+    bad = []
+    for k in range(1, len(history) + 1):
+        out = impl(history, k, lambda t: "S.")
+        if validate(out) or out[-k:] != history[-k:]:
+            bad.append(k)
+    return bad
+
+
+class _Recorder:
+    """A compactor with ``compact``'s signature that remembers how it was called."""
+
+    def __init__(self, impl: Impl) -> None:
+        self.impl = impl
+        self.calls: list[tuple[list[Message], int]] = []
+
+    def __call__(self, messages: Sequence[Message], *, keep_recent: int, summarize: Summarizer) -> list[Message]:
+        self.calls.append((list(messages), keep_recent))
+        return self.impl(messages, keep_recent, summarize)
+
+
+_CALLING: Final = (
+    "Call it the way msgmodel.core.compact.compact is called: "
+    "compact_fn(LONG_LOOP, keep_recent=k, summarize=lambda transcript: 'a summary')."
+)
+
+
+def _run_test(test: Callable[[Compactor], object], impl: _Recorder) -> AssertionError | None:
+    try:
+        test(impl)
+    except AssertionError as e:
+        return e
+    return None
+
+
+def _check_regression(answer: Any) -> str | None:
+    if not callable(answer):
+        return "Pass the test function itself: check('05.1', regression)."
+    good = _Recorder(_correct)
+    try:
+        failed = _run_test(answer, good)
+    except TypeError as e:
+        return f"your test raised TypeError ({e}) with a correct compactor. {_CALLING}"
+    if not good.calls:
+        return f"your test never called compact_fn, so it cannot catch anything. {_CALLING}"
+    if failed is not None:
+        history, k = good.calls[-1]
+        out = compact(history, keep_recent=k, summarize=lambda t: "S.")
+        tip = ""
+        if len(out) != k + 1 and out[-k:] == history[-k:]:
+            tip = (
+                f" compact returned {len(out)} messages: it moves the cut *back* to a clean start, so it may keep "
+                f"more than {k}. The promise is *at least* k: the last k messages, unchanged, at the end."
+            )
+        return (
+            "your test fails on a correct compactor (msgmodel.core.compact.compact), "
+            f"at keep_recent={k}: {str(failed) or 'AssertionError'}.{tip}"
+        )
+    buggy_ones = (("forward_cut (step 29's local fix, copy #1)", _forward_cut), ("one_short (off by one)", _one_short))
+    for name, impl in buggy_ones:
+        buggy = _Recorder(impl)
+        try:
+            caught = _run_test(answer, buggy)
+        except Exception as e:  # a test should fail with an assertion, not crash
+            return (
+                f"on the buggy compactor {name} your test raised {type(e).__name__}: {e}. "
+                "A test reports a bug with `assert` (AssertionError); let the compactor's output reach the assert."
+            )
+        if caught is not None:
+            continue
+        if not buggy.calls:
+            return f"your test did not call the compactor {name}. {_CALLING}"
+        history = buggy.calls[0][0]
+        tried = sorted({k for _, k in buggy.calls})
+        bad = _broken_at(impl, history)
+        hit = [k for k in tried if k in bad]
+        if hit:
+            k = hit[0]
+            out = impl(history, k, lambda t: "S.")
+            return (
+                f"your test passed the buggy compactor {name}. At keep_recent={k} it returned {len(out)} message(s):\n"
+                f"{_render(out)}\nThe API accepts that (validate(out) == []), but the last {k} messages are not "
+                f"all there. What did keep_recent={k} promise? Assert it."
+            )
+        if bad:
+            return (
+                f"your test passed the buggy compactor {name}: it tried keep_recent in {tried}, but on your history "
+                f"this compactor breaks its promise only at keep_recent in {bad}. A regression test of a boundary "
+                "bug tries every boundary: for k in range(1, len(history) + 1)."
+            )
+        return (
+            f"your test passed the buggy compactor {name}, but not because it is right: on your history it never "
+            f"breaks its promise (there is no long tool loop after the last prompt):\n{_render(history)}\n"
+            "Use LONG_LOOP (from msgmodel.course.exercises.ch05)."
+        )
+    return None
+
+
+exercise(
+    Exercise(
+        id="05.1",
+        task="regression(compact_fn): fail with AssertionError if compact_fn ever drops the last keep_recent messages",
+        checker=_check_regression,
+        reference=regression,
+        starter=_regression_starter,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# 05.2 the step-30 invariant as a property
+# ---------------------------------------------------------------------------------------
+
+Renderer = Callable[[list[Message]], str]
+
+
+def faithful(history: list[Message], render: Renderer) -> bool:
+    """Reference for 05.2: every tool block shows in the text exactly as ``block_to_text`` renders it.
+
+    That is each call with its name and input, and each result with its output and, when it
+    failed, the ``(failed)`` marker.
+    """
+    text = render(history)
+    calls = [block_to_text(u) for m in history for u in tool_uses_of(m)]
+    results = [block_to_text(r) for m in history for r in tool_results_of(m)]
+    return all(shown in text for shown in calls + results)
+
+
+def _faithful_starter(history: list[Message], render: Renderer) -> bool:  # type: ignore[empty-body]
+    ...  # your code here
+
+
+def _placeholders(history: list[Message]) -> str:
+    """Step 30's renderer: text as text, every other block as "(tool call)"."""
+    return "\n".join(
+        f"{m.role}: " + " ".join(b.text if b.type == "text" else "(tool call)" for b in blocks_of(m)) for m in history
+    )
+
+
+def _no_failure_marker(history: list[Message]) -> str:
+    """Step 30's local fix (copy #2): calls and results, but a failure reads like a success."""
+    return transcript_of(history).replace("[result (failed): ", "[result: ")
+
+
+def _first_call_only(history: list[Message]) -> str:
+    """Renders only the first tool call of each message: parallel calls vanish."""
+    lines = []
+    for m in history:
+        shown: list[str] = []
+        seen_call = False
+        for b in blocks_of(m):
+            if b.type == "tool_use":
+                if seen_call:
+                    continue
+                seen_call = True
+            shown.append(block_to_text(b))
+        if any(shown):
+            lines.append(f"{m.role}: " + "\n".join(t for t in shown if t))
+    return "\n\n".join(lines)
+
+
+def _names_only(history: list[Message]) -> str:
+    """Calls without their input: the summary knows a file was read, not which one."""
+    text = transcript_of(history)
+    for m in history:
+        for u in tool_uses_of(m):
+            text = text.replace(block_to_text(u), f"[call {u.name}(…)]")
+    return text
+
+
+def _bare(history: list[Message]) -> str:
+    """A faithful renderer without role labels."""
+    return "\n".join(message_to_text(m) for m in history)
+
+
+def _read(call_id: str, path: str) -> ToolUseBlock:
+    return ToolUseBlock(call_id, "read_file", {"path": path})
+
+
+_PROPERTY_CASES: Final[list[tuple[str, list[Message]]]] = [
+    (
+        "a read that worked, a read that failed, a grep",
+        [
+            user_text("Why do the tests fail?"),
+            assistant_msg([TextBlock("Let me read it."), _read("toolu_1", "src/app.py")]),
+            tool_result_msg([tool_result_block("toolu_1", "def fetch(url): ...")]),
+            assistant_msg([TextBlock("fetch never retries.")]),
+            user_text("And the config?"),
+            assistant_msg([_read("toolu_2", "src/settings.py")]),
+            tool_result_msg([tool_result_block("toolu_2", "read_file: no such file: `src/settings.py`", True)]),
+            assistant_msg([ToolUseBlock("toolu_3", "grep", {"pattern": "settings", "path": "src/"})]),
+            tool_result_msg([tool_result_block("toolu_3", "src/app.py:3: from settings import TIMEOUT")]),
+        ],
+    ),
+    (
+        "two parallel reads in one message, the second failed",
+        [
+            user_text("Read README.md and setup.cfg"),
+            assistant_msg([_read("toolu_4", "README.md"), _read("toolu_5", "setup.cfg")]),
+            tool_result_msg(
+                [
+                    tool_result_block("toolu_4", "# fetcher"),
+                    tool_result_block("toolu_5", "read_file: permission denied", is_error=True),
+                ]
+            ),
+        ],
+    ),
+    ("no tool calls at all", [user_text("Hello"), assistant_msg([TextBlock("Hi! What shall we fix?")])]),
+    *((f"synth_session(30, seed={s})", synth_session(30, seed=s)) for s in (1, 4)),
+]
+
+_RIGHT: Final[list[tuple[str, Renderer]]] = [
+    ("transcript_of", transcript_of),
+    ("a transcript without role labels", _bare),
+]
+_WRONG: Final[list[tuple[str, str, Renderer]]] = [
+    ("the step-30 renderer", "every tool block becomes (tool call)", _placeholders),
+    ("copy #2 of block_to_text", "a failed result reads like a success: no (failed)", _no_failure_marker),
+    ("a renderer that keeps one call per message", "parallel calls after the first vanish", _first_call_only),
+    ("a renderer that drops the calls' input", "[call read_file(…)]: which file?", _names_only),
+]
+
+
+def _check_faithful(answer: Any) -> str | None:
+    if not callable(answer):
+        return "Pass the property itself: check('05.2', faithful)."
+    for label, render in _RIGHT:
+        for case, history in _PROPERTY_CASES:
+            got = answer(list(history), render)
+            if not isinstance(got, bool):
+                return f"faithful(...) returned {got!r}; a property returns True or False."
+            if not got:
+                return (
+                    f"your property says {label} is not faithful on the case '{case}', but it shows every call and "
+                    f"every failure. Its text begins:\n{render(list(history))[:400]}"
+                )
+    for label, what, render in _WRONG:
+        if not any(answer(list(history), render) is False for _, history in _PROPERTY_CASES):
+            case, history = next((c, h) for c, h in _PROPERTY_CASES if not faithful(h, render))
+            return (
+                f"your property accepted {label} ({what}) on every case. On '{case}':\n{_render(history)}\n"
+                f"it renders:\n{render(list(history))[:500]}\n"
+                "A property has to state every fact the summarizer needs:\n"
+                "each call with its input, each result, each failure."
+            )
+    return None
+
+
+exercise(
+    Exercise(
+        id="05.2",
+        task="faithful(history, render) -> bool: does render(history) show each call with its input, each failure?",
+        checker=_check_faithful,
+        reference=faithful,
+        starter=_faithful_starter,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# 05.3 predict repair's notes
+# ---------------------------------------------------------------------------------------
+
+REPAIR_PUZZLE: Final[list[Message]] = [
+    user_text("Check the config."),
+    assistant_msg([TextBlock("Reading both."), _read("toolu_01", "setup.cfg"), _read("toolu_02", "README.md")]),
+    Message(
+        role="user",
+        content=[
+            TextBlock("Quickly, please."),
+            tool_result_block("toolu_01", "[metadata]\nname = fetcher"),
+            tool_result_block("toolu_02", "# fetcher"),
+        ],
+    ),
+    assistant_msg([TextBlock("Both read. Now the tests."), ToolUseBlock("toolu_03", "list_dir", {"path": "tests/"})]),
+    tool_result_msg([tool_result_block("toolu_03", "test_app.py"), tool_result_block("toolu_03", "test_app.py")]),
+    assistant_msg([_read("toolu_04", "tests/test_app.py")]),
+]
+"""A broken history: ``repair(REPAIR_PUZZLE)`` makes three changes."""
+
+predicted_kinds: Final[list[str]] = [n.kind for n in repair(REPAIR_PUZZLE)[1]]
+"""Reference for 05.3."""
+
+_KINDS: Final = frozenset(typing.get_args(RepairKind))
+
+
+def _check_prediction(answer: Any) -> str | None:
+    if isinstance(answer, str) or not isinstance(answer, (list, tuple)):
+        return 'Answer with a list of kinds in order, e.g. ["dropped_orphan_result", ...].'
+    unknown = [a for a in answer if a not in _KINDS]
+    if unknown:
+        return f"{unknown!r} are not RepairNote kinds. The kinds are: {', '.join(sorted(_KINDS))}."
+    notes = repair(REPAIR_PUZZLE)[1]
+    expected = [n.kind for n in notes]
+    got = list(answer)
+    if got == expected:
+        return None
+    if sorted(got) == sorted(expected):
+        return "the right kinds, in the wrong order: repair reports its changes in the order of the messages."
+    missing = [n for n in notes if n.kind not in got]
+    extra = [k for k in got if k not in expected]
+    why = []
+    if extra:
+        why.append(f"repair makes no {', '.join(map(repr, extra))} change here")
+    if missing:
+        where = ", ".join(str(n.index) for n in missing)
+        why.append(f"you missed {len(missing)} change(s), at message(s) {where}; look at what those messages hold")
+    if not why:
+        why.append(f"repair made {len(expected)} change(s); you listed {len(got)}")
+    return (
+        "; ".join(why)
+        + ". Rules of thumb: results go first in their message, one result per call, every call gets an answer."
+    )
+
+
+exercise(
+    Exercise(
+        id="05.3",
+        task="predict the RepairNote kinds repair(REPAIR_PUZZLE) reports, in order",
+        checker=_check_prediction,
+        reference=predicted_kinds,
+        starter=...,
+    )
+)

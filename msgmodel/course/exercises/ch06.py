@@ -1,0 +1,496 @@
+"""Exercises of chapter 06 (interview follow-ups): read the model, predict the API, edit a history safely.
+
+06.1  ``pairs_of(messages)``: every ``tool_use``, in order, paired with the ``tool_result``
+      that names its id, or ``None`` (read with the readers; server tool blocks are opaque).
+06.2  Predict the API's answer (200 or 400) for each history of ``prediction_cases()``
+      (thinking, redacted thinking, server tools): a dict ``{"A": 200 | 400, ...}``.
+06.3  ``rename_in_text(messages, old, new)``: a new history with ``old`` replaced by ``new``
+      in text blocks and string content, every other block (thinking above all) untouched,
+      and the input left as it was.
+
+``QUIZ`` holds the chapter's self-check questions as plain data (the notebook shows them with
+``msgmodel.course.widgets.Quiz``; this module does not import ipywidgets).
+
+Each checker judges behaviour on several histories, including the tricky ones (string content,
+parallel calls answered out of order, a dangling call, an ``OpaqueBlock``, a text block carrying
+``extra``, a signed thinking block), and names the case an answer got wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import msgspec
+
+from msgmodel.core.message import (
+    Message,
+    OpaqueBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    assistant_msg,
+    blocks_of,
+    to_json,
+    tool_result_block,
+    tool_result_msg,
+    tool_results_of,
+    tool_uses_of,
+    user_text,
+)
+from msgmodel.core.protocol import validate
+from msgmodel.course.exercises import Exercise, exercise
+
+__all__ = ["QUIZ", "QuizItem", "pairs_of", "prediction_cases", "rename_in_text"]
+
+
+# ---------------------------------------------------------------------------------------
+# The self-check quiz (data only)
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuizItem:
+    """One multiple-choice question: ``answer`` is the text of the right option.
+
+    The fields are those of ``msgmodel.course.widgets.Question``: ``explain`` is shown for the right
+    answer, ``hints`` maps a wrong option to a hint.
+    """
+
+    prompt: str
+    options: tuple[str, ...]
+    answer: str
+    explain: str
+    hints: Mapping[str, str] = field(default_factory=dict)
+
+
+QUIZ: Final[tuple[QuizItem, ...]] = (
+    QuizItem(
+        prompt='What does blocks_of(user_text("")) return?',
+        options=('[TextBlock("")]', "[]", "it raises ValueError"),
+        answer="[]",
+        explain="An empty string holds no block; a non-empty one becomes one TextBlock.",
+        hints={'[TextBlock("")]': "The API rejects empty text blocks; would a reader invent one?"},
+    ),
+    QuizItem(
+        prompt="Thinking is enabled. You drop the thinking block from the assistant message that opened "
+        "the current tool loop and send the history. The API answers…",
+        options=(
+            "200: thinking blocks are optional",
+            "400: Invalid `signature` in `thinking` block",
+            "400: Expected `thinking` or `redacted_thinking`, but found `text`. …",
+        ),
+        answer="400: Expected `thinking` or `redacted_thinking`, but found `text`. …",
+        explain="The thinking_required rule: that message must start with its thinking block (Q2).",
+        hints={
+            "200: thinking blocks are optional": "Not while thinking is enabled and a tool loop is open (Q2).",
+            "400: Invalid `signature` in `thinking` block": "No signature was sent at all; what is missing?",
+        },
+    ),
+    QuizItem(
+        prompt="Block → Text, ToolUse is a class hierarchy. A match with one case per subclass and "
+        "case _: assert_never(b) fails under mypy. Why?",
+        options=(
+            "The base class is open: mypy cannot rule out another subclass",
+            "mypy does not understand match",
+            "assert_never works only with enums",
+        ),
+        answer="The base class is open: mypy cannot rule out another subclass",
+        explain="Only a closed union (Text | ToolUse) leaves Never after the last case (Q3).",
+        hints={"mypy does not understand match": "It narrows the union version of the same match fine (Q3)."},
+    ),
+    QuizItem(
+        prompt="A trimmed history begins with a user message holding only tool_result blocks. A port of "
+        'LangChain\'s start_on="human" (keep from the first role == "user" message)…',
+        options=(
+            "keeps it, and the API answers 400",
+            "skips it, because tool results are not human",
+            "repairs it",
+        ),
+        answer="keeps it, and the API answers 400",
+        explain="In Anthropic's shape tool results travel inside user messages; only is_clean_user_start "
+        "tells them apart.",
+        hints={
+            "skips it, because tool results are not human": "That holds for LangChain's ToolMessage, "
+            "not for Anthropic's shape: what is the role of a tool_result message?"
+        },
+    ),
+    QuizItem(
+        prompt="msgmodel.core.compact.repair meets a tool_result whose tool_use was cut away. It…",
+        options=(
+            "raises ProtocolError",
+            "drops it silently, as pydantic-ai's _clean_message_history does",
+            "drops it and returns a RepairNote of kind dropped_orphan_result",
+        ),
+        answer="drops it and returns a RepairNote of kind dropped_orphan_result",
+        explain="Repair is opt-in and reports every change; nothing calls it implicitly.",
+        hints={"drops it silently, as pydantic-ai's _clean_message_history does": "Look at what repair returns."},
+    ),
+    QuizItem(
+        prompt='A saved session has "toolUseId" where "tool_use_id" belongs. msgmodel reports it…',
+        options=(
+            "when compaction first reads that result",
+            "in from_json, as a DecodeError naming the JSON path of the missing tool_use_id",
+            "only through the API's 400",
+        ),
+        answer="in from_json, as a DecodeError naming the JSON path of the missing tool_use_id",
+        explain="Shapes are validated once, at the boundary; past it every block is well-formed.",
+        hints={"when compaction first reads that result": "Could a ToolResultBlock without an id even exist?"},
+    ),
+    QuizItem(
+        prompt='The API starts sending a block kind "video" tomorrow. Today\'s msgmodel, loading such a transcript…',
+        options=(
+            "fails with a DecodeError",
+            "keeps the block as an OpaqueBlock and writes it back unchanged",
+            "drops the block and warns",
+        ),
+        answer="keeps the block as an OpaqueBlock and writes it back unchanged",
+        explain="Unknown kinds are kept, byte for byte; match stays exhaustive over five cases.",
+        hints={"fails with a DecodeError": "Try from_json on an image block: what comes back?"},
+    ),
+)
+"""The chapter's self-check questions (shown with ``msgmodel.course.widgets.Quiz``)."""
+
+
+# ---------------------------------------------------------------------------------------
+# 06.1 pairs_of
+# ---------------------------------------------------------------------------------------
+
+Pair = tuple[ToolUseBlock, ToolResultBlock | None]
+
+
+def pairs_of(messages: Sequence[Message]) -> list[Pair]:
+    """Reference for 06.1: every tool call, in order, with the result answering it (or ``None``)."""
+    results = {r.tool_use_id: r for m in messages for r in tool_results_of(m)}
+    return [(call, results.get(call.id)) for m in messages for call in tool_uses_of(m)]
+
+
+def _pairs_starter(messages: Any) -> Any:
+    calls = [b for m in messages for b in m.content if b.type == "tool_use"]
+    results = [b for m in messages for b in m.content if b.type == "tool_result"]
+    return list(zip(calls, results, strict=False))
+
+
+_IMAGE: Final = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+_REDACTED: Final = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va"}
+_SERVER_CALL: Final = {
+    "type": "server_tool_use",
+    "id": "srvtoolu_01",
+    "name": "web_search",
+    "input": {"query": "msgspec"},
+}
+_SERVER_RESULT: Final = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []}
+
+
+def _read(call_id: str, path: str) -> ToolUseBlock:
+    return ToolUseBlock(id=call_id, name="read_file", input={"path": path})
+
+
+def _pairs_cases() -> list[tuple[str, list[Message]]]:
+    return [
+        (
+            "a string prompt, one call, its result",
+            [
+                user_text("Read a.py"),
+                assistant_msg([_read("toolu_01", "a.py")]),
+                tool_result_msg([tool_result_block("toolu_01", "x = 1")]),
+            ],
+        ),
+        (
+            "two parallel calls answered in the other order (b.py first)",
+            [
+                user_text("Read a.py and b.py"),
+                assistant_msg([TextBlock("Reading both."), _read("toolu_01A", "a.py"), _read("toolu_01B", "b.py")]),
+                tool_result_msg([tool_result_block("toolu_01B", "y = 2"), tool_result_block("toolu_01A", "x = 1")]),
+            ],
+        ),
+        (
+            "a history that ends on an unanswered call",
+            [
+                user_text("Read a.py, then c.py"),
+                assistant_msg([_read("toolu_01", "a.py")]),
+                tool_result_msg([tool_result_block("toolu_01", "x = 1")]),
+                assistant_msg([_read("toolu_02", "c.py")]),
+            ],
+        ),
+        (
+            "a cut history that starts on a result whose call is gone",
+            [
+                tool_result_msg([tool_result_block("toolu_00", "old output")]),
+                assistant_msg([TextBlock("Now b.py."), _read("toolu_01", "b.py")]),
+                tool_result_msg([tool_result_block("toolu_01", "y = 2", is_error=True)]),
+            ],
+        ),
+        (
+            "a server tool (server_tool_use + web_search_tool_result) beside a client tool",
+            [
+                user_text("Search, then read a.py"),
+                assistant_msg([OpaqueBlock(_SERVER_CALL), OpaqueBlock(_SERVER_RESULT), _read("toolu_01", "a.py")]),
+                tool_result_msg([tool_result_block("toolu_01", "x = 1")]),
+            ],
+        ),
+        ("an empty history", []),
+    ]
+
+
+def _show_pairs(pairs: Sequence[Any]) -> str:
+    def one(b: Any) -> str:
+        if b is None:
+            return "None"
+        return getattr(b, "id", None) or f"result for {getattr(b, 'tool_use_id', b)!s}"
+
+    return "[" + ", ".join(f"({one(p[0])}, {one(p[1])})" if len(p) == 2 else repr(p) for p in pairs) + "]"
+
+
+def _check_pairs(fn: Any) -> str | None:
+    if not callable(fn):
+        return "give a function pairs_of(messages) -> list of (tool_use, tool_result or None)."
+    for label, history in _pairs_cases():
+        expected = pairs_of(history)
+        try:
+            got = fn(list(history))
+        except AttributeError as e:
+            if "'str' object" in str(e):
+                return (
+                    f"on {label} it raised AttributeError ({e}): `content` may be a plain string, and "
+                    "iterating a string gives characters. Read blocks with the readers (blocks_of and its kin)."
+                )
+            return f"on {label} it raised AttributeError: {e}."
+        try:
+            got = [tuple(p) for p in got]
+        except TypeError:
+            return f"on {label} it returned {got!r}; return a list of (call, result) pairs."
+        if got == expected:
+            continue
+        shown, want = _show_pairs(got), _show_pairs(expected)
+        if any(not isinstance(p[0], ToolUseBlock) for p in got if len(p) == 2):
+            return f"on {label} it returned {shown}, expected {want}: only tool_use blocks are calls."
+        if len(got) < len(expected):
+            return (
+                f"on {label} it returned {shown}, expected {want}: every call gets a pair, "
+                "even one nobody answered (its result is None)."
+            )
+        return (
+            f"on {label} it returned {shown}, expected {want}: pair a call with the result that names "
+            "its id, not with the result at the same position."
+        )
+    return None
+
+
+exercise(
+    Exercise(
+        id="06.1",
+        task="pairs_of(messages): every tool_use, in order, paired with the tool_result naming its id (or None).",
+        checker=_check_pairs,
+        reference=pairs_of,
+        starter=_pairs_starter,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# 06.2 Predict the API's answer
+# ---------------------------------------------------------------------------------------
+
+
+def prediction_cases() -> dict[str, tuple[list[Message], str | None]]:
+    """The histories of 06.2: label -> (messages, the request's ``thinking`` type or ``None``).
+
+    Thinking, redacted thinking and server tools; every request defines tools; a fresh copy
+    each call.
+    """
+    thought = ThinkingBlock("The user wants a.py.", signature="c2lnLTE=")
+    ask, answer = user_text("Read a.py"), tool_result_msg([tool_result_block("toolu_01", "x = 1")])
+    search, thanks = user_text("Search the web for msgspec."), user_text("Thanks.")
+    call, result = OpaqueBlock(_SERVER_CALL), OpaqueBlock(_SERVER_RESULT)
+    return {
+        "A": ([ask, assistant_msg([OpaqueBlock(_REDACTED), _read("toolu_01", "a.py")]), answer], "enabled"),
+        "B": ([ask, assistant_msg([_read("toolu_01", "a.py")]), answer], "enabled"),
+        "C": ([ask, assistant_msg([thought, TextBlock("It sets x.")]), thanks], None),
+        "D": ([ask, assistant_msg([TextBlock("Reading it."), thought, _read("toolu_01", "a.py")]), answer], "enabled"),
+        "E": ([search, assistant_msg([call, result, TextBlock("Found it.")]), thanks], None),
+        "F": ([search, assistant_msg([result, TextBlock("Found it.")]), thanks], None),
+    }
+
+
+_WHY_ACCEPTED: Final[dict[str, str]] = {
+    "A": "redacted_thinking counts as thinking: the turn that opened the tool loop starts with it.",
+    "C": "with thinking off, thinking blocks in earlier turns are fine; only a final (prefill) "
+    "assistant message may not hold thinking.",
+    "E": "a server tool's call and result sit in the same assistant message, call first: a complete pair.",
+}
+
+
+_NOTE_ON_400: Final[dict[str, str]] = {
+    "F": " (api-rules.md records this text for `advisor_tool_result`; that every server tool result needs its "
+    "server_tool_use first is msgmodel's reading of the same rule.)",
+}
+
+
+def _api_answer(messages: Sequence[Message], thinking: str | None) -> tuple[int, str]:
+    violations = validate(messages, thinking=thinking)
+    return (400, str(violations[0])) if violations else (200, "")
+
+
+def _prediction_reference() -> dict[str, int]:
+    return {label: _api_answer(m, t)[0] for label, (m, t) in prediction_cases().items()}
+
+
+def _as_status(value: object) -> int | None:
+    text = str(value).strip()
+    return int(text) if text in ("200", "400") else None
+
+
+def _check_predictions(answer: Any) -> str | None:
+    if not isinstance(answer, Mapping):
+        return 'give a dict such as {"A": 200, "B": 400, ...}.'
+    cases = prediction_cases()
+    missing = [label for label in cases if _as_status(answer.get(label)) is None]
+    if missing:
+        return f"{', '.join(missing)}: still without an answer (200 or 400)."
+    wrong = []
+    for label, (messages, thinking) in cases.items():
+        status, text = _api_answer(messages, thinking)
+        if _as_status(answer[label]) != status:
+            wrong.append((label, status, text))
+    if not wrong:
+        return None
+    label, status, text = wrong[0]
+    right = len(cases) - len(wrong)
+    if status == 400:
+        return f"{right} of {len(cases)} right. {label} gets a 400; the API says: {text}{_NOTE_ON_400.get(label, '')}"
+    return f"{right} of {len(cases)} right. {label} gets a 200: {_WHY_ACCEPTED[label]}"
+
+
+exercise(
+    Exercise(
+        id="06.2",
+        task="Predict the API's answer (200 or 400) for each history of prediction_cases(): {'A': 200 | 400, ...}.",
+        checker=_check_predictions,
+        reference=_prediction_reference(),
+        starter=None,
+    )
+)
+
+# ---------------------------------------------------------------------------------------
+# 06.3 rename_in_text
+# ---------------------------------------------------------------------------------------
+
+
+def rename_in_text(messages: Sequence[Message], old: str, new: str) -> list[Message]:
+    """Reference for 06.3: ``old`` -> ``new`` in text blocks and string content; all else untouched."""
+    out = []
+    for m in messages:
+        if isinstance(m.content, str):
+            out.append(msgspec.structs.replace(m, content=m.content.replace(old, new)))
+        else:
+            blocks = [
+                msgspec.structs.replace(b, text=b.text.replace(old, new)) if b.type == "text" else b for b in m.content
+            ]
+            out.append(msgspec.structs.replace(m, content=blocks))
+    return out
+
+
+def _rename_starter(messages: Any, old: Any, new: Any) -> Any:
+    for m in messages:
+        for b in blocks_of(m):
+            if b.type == "text":
+                b.text = b.text.replace(old, new)  # type: ignore[misc]  # the starter's bug: blocks are frozen
+    return messages
+
+
+_SIGNED: Final = ThinkingBlock("acme's deploy script reads DEPLOY_ENV; check it first.", signature="RXhhbXBsZVNpZw==")
+
+
+def _rename_history() -> list[Message]:
+    return [
+        user_text("Deploy acme to staging."),
+        assistant_msg(
+            [
+                _SIGNED,
+                TextBlock("Deploying acme now."),
+                ToolUseBlock(id="toolu_01A", name="deploy", input={"repo": "acme", "env": "staging"}),
+            ]
+        ),
+        tool_result_msg([tool_result_block("toolu_01A", "acme deployed to staging")]),
+        Message(
+            role="user",
+            content=[TextBlock("Thanks! Tell the acme team.", extra={"cache_control": {"type": "ephemeral"}})],
+        ),
+        user_text(""),
+    ]
+
+
+def _check_rename(fn: Any) -> str | None:
+    if not callable(fn):
+        return "give a function rename_in_text(messages, old, new) -> list[Message]."
+    history = _rename_history()
+    before = to_json(history)
+    expected = rename_in_text(history, "acme", "Acme Corp")
+    try:
+        got = fn(history, "acme", "Acme Corp")
+    except AttributeError as e:
+        if "immutable" in str(e):
+            return (
+                f"it raised AttributeError ({e}): blocks are frozen. Build a changed copy with "
+                "msgspec.structs.replace(b, text=...) and return new messages."
+            )
+        return f"it raised AttributeError: {e}."
+    if to_json(history) != before:
+        return (
+            "it changed the history it was given (frozen is shallow: `m.content` is a list you can still "
+            "assign into). Build new lists and new messages instead."
+        )
+    if not isinstance(got, list) or not all(isinstance(m, Message) for m in got):
+        return f"return a list of Message, got {type(got).__name__}."
+    if len(got) != len(expected):
+        return f"it returned {len(got)} messages for a history of {len(expected)}; keep every message."
+    for i, (g, want) in enumerate(zip(got, expected, strict=True)):
+        if g == want:
+            continue
+        if isinstance(want.content, str):
+            return (
+                f"message {i}: string content {history[i].content!r} should become {want.content!r}, got {g.content!r}."
+            )
+        g_blocks, e_blocks = blocks_of(g), blocks_of(want)
+        if len(g_blocks) != len(e_blocks):
+            return f"message {i}: it has {len(g_blocks)} blocks, expected {len(e_blocks)}; keep every block."
+        for gb, eb in zip(g_blocks, e_blocks, strict=True):
+            if gb == eb:
+                continue
+            if eb.type == "thinking":
+                return (
+                    f"message {i}: the thinking block changed. A signed thinking block must go back byte "
+                    "for byte (the API answers `Invalid signature in thinking block`); leave it alone."
+                )
+            if eb.type == "text" and gb.type == "text" and gb.text == eb.text:
+                return (
+                    f"message {i}: the text block lost its extra fields ({eb.extra}). "
+                    "msgspec.structs.replace(b, text=...) keeps every other field."
+                )
+            if eb.type == "tool_use":
+                return f"message {i}: the tool_use changed; tool inputs are not text blocks, leave them."
+            if eb.type == "tool_result":
+                return f"message {i}: the tool_result changed; the task renames text blocks and string content only."
+            return f"message {i}: got {gb!r}, expected {eb!r}."
+    # A case where nothing matches must come back equal too.
+    try:
+        same = fn(history, "no such name", "x")
+    except Exception as e:
+        return f"with a name that does not occur it raised {type(e).__name__}: {e}."
+    if same != history:
+        return "with a name that does not occur, the history should come back equal to the input."
+    return None
+
+
+exercise(
+    Exercise(
+        id="06.3",
+        task="rename_in_text(messages, old, new): a new history, old -> new in text blocks and string content only.",
+        checker=_check_rename,
+        reference=rename_in_text,
+        starter=_rename_starter,
+    )
+)
