@@ -20,6 +20,7 @@ from msgmodel.core.message import (
     ToolResultBlock,
     ToolUseBlock,
     assistant_msg,
+    assistant_text,
     block_from_api,
     block_to_api,
     block_to_text,
@@ -39,6 +40,7 @@ from msgmodel.core.message import (
     tool_results_of,
     tool_uses_of,
     transcript_of,
+    user_msg,
     user_text,
 )
 
@@ -58,6 +60,7 @@ __all__ = [
     "ToolUseBlock",
     "__version__",
     "assistant_msg",
+    "assistant_text",
     "block_from_api",
     "block_to_api",
     "block_to_text",
@@ -77,5 +80,6 @@ __all__ = [
     "tool_results_of",
     "tool_uses_of",
     "transcript_of",
+    "user_msg",
     "user_text",
 ]

@@ -67,6 +67,7 @@ __all__ = [
     "ToolResultBlock",
     "ToolUseBlock",
     "assistant_msg",
+    "assistant_text",
     "block_from_api",
     "block_html",
     "block_to_api",
@@ -88,6 +89,7 @@ __all__ = [
     "tool_results_of",
     "tool_uses_of",
     "transcript_of",
+    "user_msg",
     "user_text",
 ]
 
@@ -287,6 +289,20 @@ class Message(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False)
 def user_text(s: str) -> Message:
     """A user turn holding plain text (what a person typed, or a compaction summary)."""
     return Message(role="user", content=s)
+
+
+def user_msg(blocks: Iterable[ContentBlock]) -> Message:
+    """A user turn holding any blocks: tool results followed by text, an image, a document, ...
+
+    ``tool_result_msg`` is the usual way to answer tool calls; this one is for a user turn
+    that carries more than results (a repaired turn, an imported transcript line).
+    """
+    return Message(role="user", content=list(blocks))
+
+
+def assistant_text(s: str) -> Message:
+    """An assistant turn holding plain text (a prefill, or an imported transcript line)."""
+    return Message(role="assistant", content=s)
 
 
 def assistant_msg(blocks: Iterable[ContentBlock]) -> Message:
