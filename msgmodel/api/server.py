@@ -432,7 +432,8 @@ def _mock_transport(api: LocalAPI) -> httpx2.MockTransport:
 
     def answer(request: httpx2.Request) -> httpx2.Response:
         # MockTransport has read the body already (``read``/``aread``), so ``content`` is there.
-        r = api.handle(request.method, request.url.raw_path.decode("ascii"), dict(request.headers), request.content)
+        body = request.content  # on purpose: the HTTP request's bytes, not a message
+        r = api.handle(request.method, request.url.raw_path.decode("ascii"), dict(request.headers), body)
         return httpx2.Response(r.status, headers=list(r.headers), content=r.body)
 
     return httpx2.MockTransport(answer)

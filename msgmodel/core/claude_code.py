@@ -79,10 +79,13 @@ from msgmodel.core.message import (
     DecodeError,
     Message,
     assistant_msg,
+    assistant_text,
     blocks_from_api,
     blocks_of,
+    is_plain_text,
     is_tool_result_message,
     text_of,
+    user_msg,
     user_text,
 )
 
@@ -411,7 +414,7 @@ def _line_message(name: str, r: _Line) -> Message | Skipped:
         return Skipped(name, r.no, r.label, "bad_message", f"message.role is {role!r} on a {r.kind!r} line")
     content = msg.get("content")
     if isinstance(content, str):
-        return user_text(content) if r.kind == "user" else Message(role="assistant", content=content)
+        return user_text(content) if r.kind == "user" else assistant_text(content)
     if not isinstance(content, list):
         return Skipped(name, r.no, r.label, "bad_message", "message.content: expected a string or an array of blocks")
     try:
@@ -420,7 +423,7 @@ def _line_message(name: str, r: _Line) -> Message | Skipped:
         return Skipped(name, r.no, r.label, "bad_message", f"{e.path}: {e.expected}")
     except RecursionError:
         return Skipped(name, r.no, r.label, "bad_message", "message.content: nested too deeply")
-    return assistant_msg(blocks) if r.kind == "assistant" else Message(role="user", content=blocks)
+    return assistant_msg(blocks) if r.kind == "assistant" else user_msg(blocks)
 
 
 def _excerpt(m: Message) -> str:
@@ -440,7 +443,7 @@ class _Group:
         self.lines = [no]
 
     def message(self) -> Message:
-        return assistant_msg(self.blocks) if self.role == "assistant" else Message(role="user", content=self.blocks)
+        return assistant_msg(self.blocks) if self.role == "assistant" else user_msg(self.blocks)
 
 
 def _assemble(lines: list[tuple[_Line, Message]]) -> tuple[list[Message], list[tuple[int, ...]]]:
@@ -457,14 +460,14 @@ def _assemble(lines: list[tuple[_Line, Message]]) -> tuple[list[Message], list[t
         asst = results = None
 
     for r, m in lines:
-        if m.role == "assistant" and not isinstance(m.content, str):
+        if m.role == "assistant" and not is_plain_text(m):
             mid = _message_id(r)
             if asst is not None and mid is not None and asst.mid == mid:
-                asst.blocks.extend(m.content)  # interleaved results (2.1.x) stay after the merged message
+                asst.blocks.extend(blocks_of(m))  # interleaved results (2.1.x) stay after the merged message
                 asst.lines.append(r.no)
                 continue
             flush()
-            asst = _Group("assistant", mid, list(m.content), r.no)
+            asst = _Group("assistant", mid, list(blocks_of(m)), r.no)
         elif m.role == "user" and is_tool_result_message(m):
             if results is None:
                 results = _Group("user", None, list(blocks_of(m)), r.no)

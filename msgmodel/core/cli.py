@@ -232,13 +232,14 @@ def _detect_claude_code(p: Probe) -> bool:
 
 def _load_claude_code(p: Probe) -> Document:
     from msgmodel.core.claude_code import ClaudeCodeError, import_claude_code
+    from msgmodel.core.message import blocks_of
 
     try:
         s = import_claude_code(p.text.encode(), name=p.name)
     except ClaudeCodeError as e:
         raise InputError(p.name, str(e)) from None
     lines = tuple(ls[0] if ls else 0 for ls in s.message_lines)
-    has_thinking = any(b.type == "thinking" for m in s.messages if not isinstance(m.content, str) for b in m.content)
+    has_thinking = any(b.type == "thinking" for m in s.messages for b in blocks_of(m))
     kinds = sorted({k.line_type for k in s.skipped})
     note = f"a Claude Code session; {len(s.skipped)} lines left out ({', '.join(kinds)})" if s.skipped else ""
     return Document(

@@ -113,6 +113,7 @@ from msgmodel.core.message import (
     blocks_from_api,
     blocks_of,
     is_clean_user_start,
+    is_plain_text,
     text_of,
     to_api,
     tool_result_block,
@@ -120,6 +121,7 @@ from msgmodel.core.message import (
     tool_results_of,
     tool_uses_of,
     transcript_of,
+    user_msg,
     user_text,
 )
 
@@ -461,12 +463,11 @@ class _Repairer:
 
     def without_duplicate_calls(self, index: int, m: Message) -> Message | None:
         """The assistant message without calls whose id was used before (``None`` if nothing is left)."""
-        content = m.content
-        if isinstance(content, str):
+        if is_plain_text(m):
             return m
         kept: list[ContentBlock] = []
         dropped: list[str] = []
-        for b in content:
+        for b in blocks_of(m):
             if b.type == "tool_use":
                 if b.id in self.seen_use_ids:
                     dropped.append(b.id)
@@ -518,13 +519,12 @@ class _Repairer:
         moved: list[list[ToolResultBlock]] = [[] for _ in subs]  # results to move to a sub-turn's answer
         rest: list[tuple[int, Message, list[ContentBlock], bool]] = []  # (index, original, kept, changed)
         for pos, (index, m) in enumerate(run):
-            content = m.content
-            if isinstance(content, str):
+            if is_plain_text(m):
                 rest.append((index, m, [], False))
                 continue
             kept: list[ContentBlock] = []
             changed = False
-            for b in content:
+            for b in blocks_of(m):
                 if b.type != "tool_result":
                     kept.append(b)
                     continue
@@ -598,7 +598,7 @@ class _Repairer:
                         "here from a later user message, next to the other results of the same turn",
                     )
                 if changed or moved_up or interrupted or not results_first:
-                    out.append(Message(role="user", content=[*in_place, *moved_up, *interrupted, *others]))
+                    out.append(user_msg([*in_place, *moved_up, *interrupted, *others]))
                 else:
                     out.append(m)
                 first_used = True
@@ -619,7 +619,7 @@ class _Repairer:
             if not changed:
                 out.append(m)
             elif kept:
-                out.append(Message(role=m.role, content=kept))
+                out.append(user_msg(kept) if m.role == "user" else assistant_msg(kept))
             else:
                 self.note("dropped_empty_message", index, [], f"message {index}: dropped, nothing was left in it")
         return out
@@ -636,7 +636,7 @@ def repair(messages: Sequence[Message]) -> tuple[list[Message], list[RepairNote]
     r = _Repairer()
     items: list[_Item] = []
     for i, m in enumerate(messages):
-        if not m.content:
+        if not blocks_of(m):
             r.note("dropped_empty_message", i, [], f"message {i}: dropped, its content is empty")
             continue
         if items and _has_tool_blocks(m) and items[-1][1] == m:

@@ -2,7 +2,9 @@
 
 This module owns the shape of Messages-API conversation data. Everything else in
 ``msgmodel`` imports the types, constructors and readers defined here; nothing else
-writes ``{"type": ...}`` by hand or walks ``message.content`` on its own.
+writes ``{"type": ...}`` by hand, calls ``Message(...)`` or walks ``message.content`` on its
+own (``tests/test_layout.py`` scans the package for it: the raw-dict wire checks of
+``protocol.py`` and the ``course.legacy`` exhibit are the documented exceptions).
 
 The model
     Four content blocks form a tagged union on the wire field ``type``:
@@ -31,13 +33,15 @@ The model
     ``caller``, ...) are kept in ``extra`` and written back flat, so a round trip
     through this module loses nothing.
 
-Constructors (the only way the package builds messages)
-    ``user_text``, ``assistant_msg``, ``tool_result_msg``, ``tool_result_block``.
+Constructors (six; the only way the package builds messages: ``CONSTRUCTORS``)
+    ``user_text``, ``user_msg``, ``assistant_text``, ``assistant_msg``, ``tool_result_msg``,
+    ``tool_result_block``.
 
-Readers (the only way the package reads them)
-    ``blocks_of``, ``text_of``, ``tool_uses_of``, ``tool_results_of``,
+Readers (thirteen; the only way the package reads them: ``READERS``)
+    ``is_plain_text``, ``blocks_of``, ``text_of``, ``tool_uses_of``, ``tool_results_of``,
     ``is_tool_result_message``, ``is_clean_user_start``, ``block_to_text``, ``result_text``,
-    ``message_to_text``, ``transcript_of``.
+    ``message_to_text``, ``transcript_of``, and the HTML card of a notebook,
+    ``message_html`` and ``block_html``.
 
 Codec
     ``from_json`` / ``to_json`` (bytes, the API's JSON shape) and ``from_api`` /
@@ -55,7 +59,9 @@ import msgspec
 
 __all__ = [
     "ARGS_LIMIT",
+    "CONSTRUCTORS",
     "PAIR_COLORS",
+    "READERS",
     "RESULT_LIMIT",
     "ContentBlock",
     "DecodeError",
@@ -77,6 +83,7 @@ __all__ = [
     "from_api",
     "from_json",
     "is_clean_user_start",
+    "is_plain_text",
     "is_tool_result_message",
     "message_html",
     "message_to_text",
@@ -94,6 +101,32 @@ __all__ = [
 ]
 
 Role: TypeAlias = Literal["user", "assistant"]
+
+CONSTRUCTORS: Final = (
+    "user_text",
+    "user_msg",
+    "assistant_text",
+    "assistant_msg",
+    "tool_result_msg",
+    "tool_result_block",
+)
+"""The names of the functions that build messages and blocks (the docstring lists the same)."""
+READERS: Final = (
+    "is_plain_text",
+    "blocks_of",
+    "text_of",
+    "tool_uses_of",
+    "tool_results_of",
+    "is_tool_result_message",
+    "is_clean_user_start",
+    "block_to_text",
+    "result_text",
+    "message_to_text",
+    "transcript_of",
+    "message_html",
+    "block_html",
+)
+"""The names of the functions that read messages and blocks (the docstring lists the same)."""
 
 ARGS_LIMIT: Final = 200
 """``block_to_text`` cuts a tool call's JSON arguments after this many characters."""
@@ -333,6 +366,11 @@ def tool_result_block(
 # ---------------------------------------------------------------------------------------
 # Readers
 # ---------------------------------------------------------------------------------------
+
+
+def is_plain_text(m: Message) -> bool:
+    """Whether the message's content is a plain string rather than a list of blocks."""
+    return isinstance(m.content, str)
 
 
 def blocks_of(m: Message) -> list[ContentBlock]:

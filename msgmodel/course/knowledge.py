@@ -36,6 +36,14 @@ through a constant (``KIND = "text"; b["type"] == KIND``), ``getattr``, or a hel
 another module is not seen, and an unrelated comparison such as ``mode == "text"`` is
 counted. A site is reported once per source line, kind and literal.
 
+A second, stricter scan keeps the package's own rule: ``scan_model_bypasses`` reports every
+place that goes *around* the model: ``Message(...)`` called by hand (``construct``) instead of
+a constructor, and ``.content`` read by hand (``content-walk``) instead of a reader. Only
+``msgmodel/core/message.py`` may do either; a line that does it deliberately says so in a
+comment on that line (``# on purpose: …``) and is not reported. It is syntactic too: any
+attribute named ``content`` counts (an SDK response's ``.content`` included, which is why such
+a line carries its ``# on purpose:`` comment).
+
 ``tabulate(sites, rows=..., columns=...)`` counts sites in a cross table (``Table``, shown
 as HTML in a notebook and as aligned text elsewhere); ``describe(sites)`` says in a few
 lines where each piece of knowledge lives. Paths are reported relative to the scanned
@@ -60,6 +68,7 @@ __all__ = [
     "SITE_KINDS",
     "WIRE_KEYS",
     "Axis",
+    "Bypass",
     "KnowledgeSite",
     "Piece",
     "ScanError",
@@ -67,6 +76,7 @@ __all__ = [
     "Table",
     "describe",
     "scan_block_knowledge",
+    "scan_model_bypasses",
     "scan_source",
     "tabulate",
 ]
@@ -532,6 +542,82 @@ def scan_block_knowledge(target: ScanTarget, *, exclude: Iterable[str] = ()) -> 
             raise ScanError(f"{rel}: cannot read: {e}") from None
         found += scan_source(source, module=module, path=rel)
     return sorted(found, key=_order)
+
+
+# ---------------------------------------------------------------------------------------
+# Going around the model
+# ---------------------------------------------------------------------------------------
+
+_CODEC_ENTRIES: Final = frozenset({"blocks_from_api", "block_from_api", "from_api"})
+ON_PURPOSE: Final = "# on purpose:"
+"""The comment that marks a deliberate construction or ``.content`` read on its line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bypass:
+    """One place that goes around the model: ``construct`` (``Message(...)`` by hand) or ``content-walk``."""
+
+    kind: Literal["construct", "content-walk"]
+    path: str
+    line: int
+    code: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.kind}: {self.code}"
+
+
+def _bypasses(source: str, path: str) -> list[Bypass]:
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as e:
+        raise ScanError(f"{path}:{e.lineno}: cannot parse: {e.msg}") from None
+    lines = source.splitlines()
+    # ``blocks_from_api(resp.content)``: an SDK response's blocks entering the model, the one
+    # documented way in; that ``.content`` is not a message's.
+    boundary = {
+        id(node.args[0])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and node.args
+        and getattr(node.func, "id", getattr(node.func, "attr", None)) in _CODEC_ENTRIES
+    }
+    found: set[Bypass] = set()
+    for node in ast.walk(tree):
+        kind: Literal["construct", "content-walk"]
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Message":
+            kind, line = "construct", node.lineno
+        elif isinstance(node, ast.Attribute) and node.attr == _CONTENT and id(node) not in boundary:
+            kind, line = "content-walk", node.lineno
+        else:
+            continue
+        code = lines[line - 1]
+        if ON_PURPOSE not in code:
+            found.add(Bypass(kind, path, line, code.strip()))
+    return sorted(found, key=lambda b: (b.line, b.kind))
+
+
+def scan_model_bypasses(target: ScanTarget, *, exclude: Iterable[str] = ()) -> list[Bypass]:
+    """Every ``Message(...)`` built and every ``.content`` read by hand in ``target``, outside ``message.py``.
+
+    ``target`` and ``exclude`` are as for ``scan_block_knowledge``; ``msgmodel.core.message``
+    itself is always skipped (it is the one module allowed both). Lines marked
+    ``# on purpose: …`` are not reported, nor is the ``.content`` handed straight to the
+    codec (``blocks_from_api(resp.content)``: an SDK response entering the model).
+    """
+    skipped = (*exclude, "msgmodel.core.message")
+    found: list[Bypass] = []
+    for file in sorted({f.resolve() for f in _python_files(_targets(target))}):
+        root = _package_root(file)
+        module = _module_name(file, root)
+        if any(module == x or module.startswith(x + ".") for x in skipped):
+            continue
+        rel = file.relative_to(root).as_posix()
+        try:
+            source = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ScanError(f"{rel}: cannot read: {e}") from None
+        found += _bypasses(source, rel)
+    return found
 
 
 # ---------------------------------------------------------------------------------------

@@ -22,10 +22,12 @@ from msgmodel.core.message import (
     ToolUseBlock,
     assistant_msg,
     blocks_of,
+    result_text,
     tool_result_block,
     tool_result_msg,
     tool_results_of,
     tool_uses_of,
+    user_msg,
     user_text,
 )
 from msgmodel.core.protocol import validate
@@ -189,9 +191,9 @@ PREDICT_CASES: Final[dict[str, list[Message]]] = {
     # two user messages in a row
     "D": [_Q, user_text("Please also tell me the version.")],
     # text before the result, in the same user message
-    "E": [_Q, _CALL, Message(role="user", content=[TextBlock("Here you go:"), *tool_results_of(_RESULT)])],
+    "E": [_Q, _CALL, user_msg([TextBlock("Here you go:"), *tool_results_of(_RESULT)])],
     # text after the result, in the same user message
-    "F": [_Q, _CALL, Message(role="user", content=[*tool_results_of(_RESULT), TextBlock("Keep it short.")])],
+    "F": [_Q, _CALL, user_msg([*tool_results_of(_RESULT), TextBlock("Keep it short.")])],
 }
 """Six requests (model ``PREDICT_MODEL``, tools defined): will the API answer 200 or 400?"""
 
@@ -303,7 +305,7 @@ _ANSWER_CASES: Final[list[tuple[str, Message]]] = [
 
 def _block_summary(b: object) -> str:
     if isinstance(b, ToolResultBlock):
-        return f"tool_result→{b.tool_use_id} content={b.content!r} is_error={b.is_error}"
+        return f"tool_result→{b.tool_use_id} content={result_text(b)!r} is_error={b.is_error}"
     return repr(b)
 
 
@@ -351,18 +353,14 @@ def _check_answer_calls(answer: Any) -> str | None:
             if w.is_error and not h.is_error:
                 return (
                     f"case '{label}': the tool raised for {w.tool_use_id}, so its result needs is_error=True "
-                    f"(and the error text, here {w.content!r}); yours: {_block_summary(h)}.{shown}"
+                    f"(and the error text, here {result_text(w)!r}); yours: {_block_summary(h)}.{shown}"
                 )
-            if (
-                w.is_error
-                and isinstance(w.content, str)
-                and (not isinstance(h.content, str) or w.content not in h.content)
-            ):
+            if w.is_error and result_text(w) not in result_text(h):
                 return (
-                    f"case '{label}': a failed result should carry the error text {w.content!r} so the model "
+                    f"case '{label}': a failed result should carry the error text {result_text(w)!r} so the model "
                     f"can read what went wrong; yours: {_block_summary(h)}.{shown}"
                 )
-            if not w.is_error and (h.is_error or h.content != w.content):
+            if not w.is_error and (h.is_error or result_text(h) != result_text(w)):
                 return f"case '{label}': expected {_block_summary(w)}, got {_block_summary(h)}.{shown}"
     return None
 

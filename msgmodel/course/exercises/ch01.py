@@ -30,6 +30,7 @@ from msgmodel.core.message import (
     to_api,
     tool_result_block,
     tool_result_msg,
+    user_msg,
     user_text,
 )
 from msgmodel.core.protocol import validate
@@ -159,7 +160,7 @@ def _first_clean_start_starter(history: list[dict[str, Any]]) -> int | None: ...
 
 
 def _user_blocks(*blocks: Any) -> Message:
-    return Message(role="user", content=list(blocks))
+    return user_msg(blocks)
 
 
 _CLEAN_CASES: Final[list[tuple[str, Wire, int | None]]] = [

@@ -31,7 +31,11 @@ from msgmodel.core.message import (
     ToolResultBlock,
     ToolUseBlock,
     assistant_msg,
+    assistant_text,
+    blocks_of,
     from_json,
+    is_plain_text,
+    text_of,
     tool_result_block,
     tool_result_msg,
     tool_uses_of,
@@ -53,11 +57,11 @@ def _source_tree(fn: Callable[..., Any]) -> ast.AST | None:
 def _show(messages: list[Message]) -> str:
     lines = []
     for i, m in enumerate(messages):
-        if isinstance(m.content, str):
-            lines.append(f"    {i}  {m.role}: {m.content!r}")
+        if is_plain_text(m):
+            lines.append(f"    {i}  {m.role}: {text_of(m)!r}")
             continue
         kinds = []
-        for b in m.content:
+        for b in blocks_of(m):
             if b.type == "tool_use":
                 kinds.append(f"tool_use {b.name}")
             elif b.type == "opaque":
@@ -120,7 +124,7 @@ def _names_cases() -> list[tuple[str, list[Message]]]:
             "a server-side web search (an OpaqueBlock `server_tool_use`: the API ran it, not your client)",
             [user_text("Search the web."), assistant_msg([web, TextBlock("Found it.")])],
         ),
-        ("plain text only (string content everywhere)", [user_text("hi"), Message(role="assistant", content="hello")]),
+        ("plain text only (string content everywhere)", [user_text("hi"), assistant_text("hello")]),
         ("no messages at all", []),
     ]
 

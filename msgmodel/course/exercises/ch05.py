@@ -35,6 +35,7 @@ from msgmodel.core.message import (
     tool_results_of,
     tool_uses_of,
     transcript_of,
+    user_msg,
     user_text,
 )
 from msgmodel.core.protocol import validate
@@ -396,13 +397,12 @@ exercise(
 REPAIR_PUZZLE: Final[list[Message]] = [
     user_text("Check the config."),
     assistant_msg([TextBlock("Reading both."), _read("toolu_01", "setup.cfg"), _read("toolu_02", "README.md")]),
-    Message(
-        role="user",
-        content=[
+    user_msg(
+        [
             TextBlock("Quickly, please."),
             tool_result_block("toolu_01", "[metadata]\nname = fetcher"),
             tool_result_block("toolu_02", "# fetcher"),
-        ],
+        ]
     ),
     assistant_msg([TextBlock("Both read. Now the tests."), ToolUseBlock("toolu_03", "list_dir", {"path": "tests/"})]),
     tool_result_msg([tool_result_block("toolu_03", "test_app.py"), tool_result_block("toolu_03", "test_app.py")]),

@@ -1,0 +1,219 @@
+"""The package's layers and its own rule: core, local API and course apart; the model is the only way in.
+
+* ``import msgmodel`` loads the core layer only; no import runs upward (core → api/course,
+  api → course), lazy imports inside functions included;
+* outside ``msgmodel/core/message.py`` nothing calls ``Message(...)`` or reads ``.content``
+  by hand (``scan_model_bypasses``), except the ``course.legacy`` exhibit and lines that say
+  ``# on purpose: …``;
+* the counts the docs state (block kinds, constructors, readers) are the code's.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+import msgmodel
+from msgmodel.core import message
+from msgmodel.core.message import (
+    CONSTRUCTORS,
+    READERS,
+    ContentBlock,
+    OpaqueBlock,
+    TextBlock,
+    ThinkingBlock,
+    block_html,
+    result_text,
+    tool_result_block,
+)
+from msgmodel.course.knowledge import Bypass, ScanError, scan_model_bypasses
+
+PACKAGE = Path(msgmodel.__file__).parent
+ROOT = PACKAGE.parent
+CORE_LINE_BUDGET = 6000
+_WORDS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+NUMBER_WORDS = {w: i for i, w in enumerate(_WORDS.split(" "))}
+
+
+def _layer_files(layer: str) -> list[Path]:
+    return sorted(p for p in (PACKAGE / layer).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, anywhere in it (function bodies too), as absolute dotted names."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join([*parts[: len(parts) - node.level + 1], *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.add(node.args[0].value)
+    return found
+
+
+# ---------------------------------------------------------------------------------------
+# The layers
+# ---------------------------------------------------------------------------------------
+
+
+def test_import_msgmodel_loads_only_the_core() -> None:
+    code = (
+        "import sys, msgmodel\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('msgmodel.api', 'msgmodel.course')) "
+        "or m in ('anthropic', 'ipywidgets', 'msgmodel.__main__')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("layer", "forbidden"),
+    [("core", ("msgmodel.api", "msgmodel.course", "msgmodel.__main__")), ("api", ("msgmodel.course",))],
+)
+def test_no_import_runs_upward(layer: str, forbidden: tuple[str, ...]) -> None:
+    upward = {
+        str(path.relative_to(ROOT)): sorted(m for m in _imported_modules(path) if m.startswith(forbidden))
+        for path in _layer_files(layer)
+    }
+    assert {k: v for k, v in upward.items() if v} == {}
+
+
+def test_the_import_scan_sees_every_spelling(tmp_path: Path) -> None:
+    pkg = tmp_path / "msgmodel" / "core"
+    pkg.mkdir(parents=True)
+    f = pkg / "x.py"
+    f.write_text(
+        "import msgmodel.api.server\n"
+        "def lazy():\n    from msgmodel.course import display\n"
+        "from ..course.widgets import Quiz\n"
+        "importlib.import_module('msgmodel.api.scripted')\n"
+    )
+    global ROOT
+    saved, ROOT = ROOT, tmp_path
+    try:
+        found = _imported_modules(f)
+    finally:
+        ROOT = saved
+    assert {
+        "msgmodel.api.server",
+        "msgmodel.course.display",
+        "msgmodel.course.widgets",
+        "msgmodel.api.scripted",
+    } <= found
+
+
+def test_the_core_layer_stays_small() -> None:
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in _layer_files("core"))
+    assert lines <= CORE_LINE_BUDGET, f"msgmodel/core is {lines} lines (budget {CORE_LINE_BUDGET})"
+
+
+# ---------------------------------------------------------------------------------------
+# The rule: constructors and readers are the only way
+# ---------------------------------------------------------------------------------------
+
+
+def test_nothing_in_the_package_goes_around_the_model() -> None:
+    bypasses = scan_model_bypasses("msgmodel", exclude=["msgmodel.course.legacy"])
+    assert bypasses == [], "build with a constructor, read with a reader:\n" + "\n".join(map(str, bypasses))
+
+
+def test_message_py_is_the_one_module_allowed_both() -> None:
+    source = (PACKAGE / "core" / "message.py").read_text(encoding="utf-8")
+    assert "Message(role=" in source and ".content" in source
+    assert scan_model_bypasses("msgmodel.core.message") == []
+
+
+def _scan(tmp_path: Path, code: str) -> list[Bypass]:
+    f = tmp_path / "snippet.py"
+    f.write_text(code)
+    return scan_model_bypasses(f)
+
+
+def test_the_bypass_scan_finds_construction_and_content_walks(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        "m = Message(role='user', content='hi')\n"
+        "n = msgmodel.Message('assistant', [])\n"
+        "for b in m.content: pass\n"
+        "if isinstance(m.content, str): pass\n"
+        "x = Message(role='user', content=[])  # on purpose: a malformed message for the test\n"
+        "blocks = blocks_from_api(resp.content)\n"
+        "y = assistant_msg(blocks_from_api(reply.content, path='r'))\n"
+        "z = len(reply.content)\n",
+    )
+    assert [(b.kind, b.line) for b in found] == [
+        ("construct", 1),
+        ("construct", 2),
+        ("content-walk", 3),
+        ("content-walk", 4),
+        ("content-walk", 8),
+    ]
+    assert str(found[0]).startswith("snippet.py:1: construct: m = Message(")
+
+
+def test_the_bypass_scan_names_bad_source(tmp_path: Path) -> None:
+    with pytest.raises(ScanError, match=r"snippet\.py:1: cannot parse"):
+        _scan(tmp_path, "def (:\n")
+
+
+def test_display_renders_a_result_through_result_text() -> None:
+    # display.block_html used to rebuild result text on its own: "a  b" (two spaces) where
+    # result_text gives "a b". One message's HTML is now the model's own.
+    from msgmodel.course import display
+
+    block = tool_result_block("t", [TextBlock("a"), ThinkingBlock("x", signature="s"), TextBlock("b")])
+    assert result_text(block) == "a b"
+    assert "</b> a b</span>" in block_html(block)
+    assert display.block_html is block_html
+
+
+# ---------------------------------------------------------------------------------------
+# Counts the docs state
+# ---------------------------------------------------------------------------------------
+
+
+def _doc_section(title: str) -> tuple[int, list[str]]:
+    doc = message.__doc__ or ""
+    m = re.search(rf"^{title} \((\w+);[^\n]*\n((?:    .*\n)+)", doc, re.M)
+    assert m, f"message.py's docstring has no '{title} (N; ...)' section"
+    return NUMBER_WORDS[m.group(1)], re.findall(r"``(\w+)``", m.group(2))
+
+
+def test_the_docstring_lists_every_constructor_and_reader() -> None:
+    for title, names in [("Constructors", CONSTRUCTORS), ("Readers", READERS)]:
+        count, listed = _doc_section(title)
+        assert listed == list(names) and count == len(names), title
+        for name in names:
+            assert name in message.__all__ and callable(getattr(message, name)), name
+
+
+def test_the_stated_number_of_block_kinds_is_the_unions() -> None:
+    known = [c for c in get_args(ContentBlock) if c is not OpaqueBlock]
+    doc = message.__doc__ or ""
+    stated = re.search(r"(\w+) content blocks form a tagged union", doc)
+    assert stated and NUMBER_WORDS[stated.group(1).lower()] == len(known) == 4
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for m in re.finditer(r"\b(\w+) (content blocks|constructors|readers)\b", readme):
+        word = m.group(1).lower()
+        if word in NUMBER_WORDS:
+            expected = {"content blocks": len(known), "constructors": len(CONSTRUCTORS), "readers": len(READERS)}
+            assert NUMBER_WORDS[word] == expected[m.group(2)], m.group(0)
