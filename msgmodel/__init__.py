@@ -7,6 +7,7 @@ from their own modules; the ``anthropic`` SDK and ipywidgets are imported only w
 client or a widget is made.
 """
 
+from msgmodel.core import __version__
 from msgmodel.core.message import (
     ARGS_LIMIT,
     RESULT_LIMIT,
@@ -44,8 +45,6 @@ from msgmodel.core.message import (
     user_msg,
     user_text,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "ARGS_LIMIT",

@@ -593,3 +593,14 @@ def test_a_clean_claude_code_session_is_ok(capsys: pytest.CaptureFixture[str]) -
     code, out, _ = run(capsys, "check", str(clean))
     assert code == 0
     assert out.startswith(f"{clean}: ok (") and "a Claude Code session" in out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import tomllib
+
+    import msgmodel
+
+    code, out, _ = run(capsys, "--version")
+    assert (code, out) == (0, f"msgmodel {msgmodel.__version__}\n")
+    pyproject = tomllib.loads((Path(msgmodel.__file__).parent.parent / "pyproject.toml").read_text())
+    assert pyproject["project"]["version"] == msgmodel.__version__

@@ -14,3 +14,6 @@
 Nothing here imports the local Messages API (``msgmodel.api``) or the course
 (``msgmodel.course``): both are built on this layer.
 """
+
+__version__ = "0.1.0"
+"""The package's version (``pyproject.toml`` says the same; a test checks it)."""

@@ -516,7 +516,10 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 
 def build_parser(commands: Mapping[str, Subcommand] | None = None) -> argparse.ArgumentParser:
     """The ``msgmodel`` argument parser, one sub-parser per command (``SUBCOMMANDS`` by default)."""
+    from msgmodel.core import __version__
+
     parser = argparse.ArgumentParser(prog="python -m msgmodel", description="Tools for Messages-API conversation data.")
+    parser.add_argument("--version", action="version", version=f"msgmodel {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, cmd in (SUBCOMMANDS if commands is None else commands).items():
         cmd.configure(sub.add_parser(name, help=cmd.help, description=cmd.help))
