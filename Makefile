@@ -18,7 +18,7 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 venv: $(STAMP)
 
 lab: venv
-	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/00_start_here.ipynb
+	$(PY) scripts/lab.py
 
 test: check unit nbtest
 
