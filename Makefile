@@ -1,18 +1,18 @@
 # The two commands of the README: `make lab` and `make test`. Everything runs in .venv,
-# created from requirements.txt when missing or stale.
+# created from requirements-dev.txt (which includes requirements.txt) when missing or stale.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: venv lab test check unit nbtest notebooks bench test-browser html lock clean
+.PHONY: venv lab test check unit nbtest notebooks bench test-browser test-runtime test-hub html lock clean
 
-$(STAMP): requirements.txt constraints.txt pyproject.toml
+$(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -51,6 +51,31 @@ test-browser: venv
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
 	$(PY) -m pytest tests/ui --run-ui -m ui -q -p no:cacheprovider
+
+# Every chapter run in a fresh venv made from requirements.txt alone (what a class image
+# installs): the runtime requirements are enough. Prints both install sizes.
+RUNTIME_VENV := build/runtime-venv
+test-runtime: venv
+	rm -rf $(RUNTIME_VENV)
+	$(PYTHON) -m venv $(RUNTIME_VENV)
+	$(RUNTIME_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@echo "install size: runtime $$(du -sm $(RUNTIME_VENV) | cut -f1) MB, development $$(du -sm $(VENV) | cut -f1) MB"
+	$(RUNTIME_VENV)/bin/python scripts/run_chapters.py
+
+# A class on one JupyterHub: the class image (classroom/requirements.txt) in build/hub-venv,
+# the proxy from npm (classroom/package-lock.json), then 20 students run chapter 01 at once,
+# each in their own server and kernel, through the Hub's REST API and its proxy.
+HUB_VENV := build/hub-venv
+HUB_USERS ?= 20
+$(HUB_VENV)/.installed: classroom/requirements.txt requirements.txt constraints.txt
+	@test -x $(HUB_VENV)/bin/python || $(PYTHON) -m venv $(HUB_VENV)
+	$(HUB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r classroom/requirements.txt
+	@touch $@
+classroom/node_modules/.installed: classroom/package.json classroom/package-lock.json
+	cd classroom && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+test-hub: $(HUB_VENV)/.installed classroom/node_modules/.installed
+	$(HUB_VENV)/bin/python classroom/test_hub.py --users $(HUB_USERS)
 
 # The series as a static site in build/site/ (the committed outputs; nothing is re-executed).
 html: venv
