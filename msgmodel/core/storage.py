@@ -296,29 +296,85 @@ def _lines(fd: int) -> Iterator[tuple[bytes, bool]]:
         yield b"".join(pending), False
 
 
+_RAW_DECODER: Final = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def _decode_batch(lines: list[bytes]) -> list[Message] | None:
+    """Fast path: the (non-blank) lines decoded as one array, or None unless each line is exactly one message.
+
+    Joined with commas, lines that are not one JSON value each could merge (a message split
+    over two lines beside two objects on one line). So the array is first read as raw
+    spans: if every span is exactly as long as its stripped line, span ``i`` *is* line ``i``.
+    """
+    stripped = [line.strip() for line in lines]
+    joined = b"[" + b",".join(stripped) + b"]"
+    try:
+        if list(map(len, _RAW_DECODER.decode(joined))) != list(map(len, stripped)):
+            return None
+        messages = from_json(joined)
+    except (msgspec.DecodeError, RecursionError, DecodeError):
+        return None
+    return messages if len(messages) == len(lines) else None
+
+
+class _Reader:
+    """What ``load`` has read so far: messages with their line numbers, and the problems."""
+
+    def __init__(self, name: str, strict: bool) -> None:
+        self.name, self.strict = name, strict
+        self.messages: list[Message] = []
+        self.line_numbers: list[int] = []
+        self.problems: list[LineProblem] = []
+
+    def add(self, batch: list[tuple[int, bytes]]) -> None:
+        fast = _decode_batch([line for _, line in batch]) if batch else None
+        if fast is not None:
+            self.messages.extend(fast)
+            self.line_numbers.extend(n for n, _ in batch)
+            return
+        for n, line in batch:
+            try:
+                self.messages.append(_decode_line(line))
+            except DecodeError as e:
+                self.problem(n, _reason(e, line))
+            else:
+                self.line_numbers.append(n)
+
+    def problem(self, n: int, reason: str) -> None:
+        if self.strict:
+            raise StorageError(self.name, n, reason)
+        self.problems.append(LineProblem(self.name, n, reason))
+
+    def add_tail(self, n: int, line: bytes) -> None:
+        """The last line, which has no ``\\n``: a message, damage, or (if not complete JSON) torn."""
+        if _is_complete_json(line):
+            self.add([(n, line)])
+            return
+        reason = f"torn last line: {len(line)} bytes without a final newline (an interrupted write); "
+        self.problems.append(LineProblem(self.name, n, reason + "the lines before it loaded", torn=True))
+
+
 def _load(name: str, fd: int, strict: bool) -> LoadResult:
-    messages: list[Message] = []
-    line_numbers: list[int] = []
-    problems: list[LineProblem] = []
+    reader = _Reader(name, strict)
+    batch: list[tuple[int, bytes]] = []
+    size = 0
     for n, (line, ended) in enumerate(_lines(fd), 1):
         if n == 1 and line.startswith(_BOM):
             line = line[len(_BOM) :]
         if not line.strip():
             continue
-        try:
-            messages.append(_decode_line(line))
-        except DecodeError as e:
-            if not ended and not _is_complete_json(line):
-                reason = f"torn last line: {len(line)} bytes without a final newline (an interrupted write); "
-                problems.append(LineProblem(name, n, reason + "the lines before it loaded", torn=True))
-                break
-            problem = LineProblem(name, n, _reason(e, line))
-            if strict:
-                raise StorageError(name, n, problem.reason) from None
-            problems.append(problem)
-        else:
-            line_numbers.append(n)
-    return LoadResult(name, messages, tuple(line_numbers), tuple(problems))
+        if not ended:
+            reader.add(batch)
+            batch = []
+            reader.add_tail(n, line)
+            break
+        batch.append((n, line))
+        size += len(line)
+        if size >= _READ_BLOCK:
+            reader.add(batch)
+            batch, size = [], 0
+    reader.add(batch)
+    return LoadResult(name, reader.messages, tuple(reader.line_numbers), tuple(reader.problems))
 
 
 def load(path: str | os.PathLike[str], *, strict: bool = False) -> LoadResult:
