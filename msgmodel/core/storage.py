@@ -38,14 +38,16 @@ Reading
 Torn last lines
     A last line without its ``\\n`` is *torn* only if its bytes are not complete JSON: that
     is what an interrupted write leaves. A complete message that merely lacks its ``\\n``
-    (a hand edit) loads, and ``append`` adds the newline first. A complete JSON value that
-    is not a message is damage like any other bad line (``strict`` raises for it), and
-    ``append`` refuses to write after it. ``load`` reports a torn tail (``result.torn``)
-    and never raises for it, even with ``strict``: everything before it is exactly the
-    acknowledged prefix. ``append`` refuses to write after a torn tail (it would bury the
-    fragment mid-file); ``repair(path)`` cuts it off (it was never acknowledged) and says
-    what it cut. ``repair`` refuses a file that is not JSONL (a JSON array as ``to_json``
-    writes it, pretty-printed JSON) instead of cutting anything.
+    (a hand edit) loads, and ``append`` adds the newline first (after any complete JSON
+    object: one that is not a message stays what it was, damage). A complete JSON value
+    that is not a message is damage like any other bad line (``strict`` raises for it);
+    after one that is not even an object (a JSON array) ``append`` refuses to write.
+    ``load`` reports a torn tail (``result.torn``) and never raises for it, even with
+    ``strict``: everything before it is exactly the acknowledged prefix. ``append`` refuses
+    to write after a torn tail (it would bury the fragment mid-file); ``repair(path)`` cuts
+    it off (it was never acknowledged) and says what it cut. ``repair`` refuses a file that
+    is not JSONL (a JSON array as ``to_json`` writes it, pretty-printed JSON) instead of
+    cutting anything.
 
 Several processes
     ``append``, ``save`` and ``repair`` hold an exclusive ``flock`` on the file while they
@@ -70,7 +72,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import math
+import mmap
 import os
+import re
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, Literal
@@ -209,10 +213,10 @@ def _decode_line(line: bytes) -> Message:
         raise DecodeError(path, e.expected) from None
 
 
-def _is_complete_json(data: bytes) -> bool:
-    """Whether ``data`` is one whole JSON value (too deeply nested to tell counts as whole: never cut it)."""
+def _is_complete_json(data: bytes | memoryview) -> bool:
+    """Whether ``data`` is one whole JSON value (checked without building it; too deep to tell counts as whole)."""
     try:
-        msgspec.json.decode(data)
+        msgspec.json.decode(data, type=msgspec.Raw)
     except msgspec.DecodeError:
         return False
     except RecursionError:
@@ -232,19 +236,20 @@ def _reason(err: DecodeError, line: bytes) -> str:
     return reason
 
 
-_TailKind = Literal["blank", "message", "json", "torn"]
+_TailKind = Literal["blank", "object", "json", "torn"]
+_NON_BLANK: Final = re.compile(rb"[^ \t\r\n]")
 
 
-def _tail_kind(tail: bytes, at_start: bool) -> _TailKind:
-    """What an unterminated last line is: blank, one complete message, other complete JSON, or a torn fragment."""
-    body = tail[len(_BOM) :] if at_start and tail.startswith(_BOM) else tail
-    if not body.strip():
+def _tail_kind(tail: bytes | memoryview, at_start: bool) -> _TailKind:
+    """What an unterminated last line is: blank, a complete JSON object, other complete JSON, or a torn fragment."""
+    if at_start and bytes(tail[: len(_BOM)]) == _BOM:
+        tail = tail[len(_BOM) :]
+    first = _NON_BLANK.search(tail)
+    if first is None:
         return "blank"
-    try:
-        _decode_line(body)
-    except DecodeError:
-        return "json" if _is_complete_json(body) else "torn"
-    return "message"
+    if not _is_complete_json(tail):
+        return "torn"
+    return "object" if tail[first.start()] == ord("{") else "json"
 
 
 def _os_error(name: str, e: OSError, doing: str) -> StorageError:
@@ -491,19 +496,6 @@ def save(path: str | os.PathLike[str], messages: Sequence[Message]) -> None:
     _fsync_dir(os.path.dirname(target))
 
 
-def _last_line_start(fd: int, size: int) -> int:
-    """Offset just after the last ``\\n`` in the file (0 if there is none)."""
-    end = size
-    while end > 0:
-        start = max(0, end - _TAIL_BLOCK)
-        block = os.pread(fd, end - start, start)
-        cut = block.rfind(b"\n")
-        if cut >= 0:
-            return start + cut + 1
-        end = start
-    return 0
-
-
 def _count_lines(fd: int, upto: int) -> int:
     count, offset = 0, 0
     while offset < upto:
@@ -515,13 +507,24 @@ def _count_lines(fd: int, upto: int) -> int:
     return count
 
 
-def _unterminated_tail(fd: int) -> tuple[int, bytes] | None:
-    """If the file does not end in ``\\n``: (start offset, bytes) of its last line. Reads only that line."""
+@contextlib.contextmanager
+def _mapped(fd: int) -> Iterator[tuple[mmap.mmap | None, memoryview]]:
+    """The file mapped read-only (no copy in memory; ``None`` and an empty view for an empty file)."""
     size = os.fstat(fd).st_size
-    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return None
-    start = _last_line_start(fd, size)
-    return start, os.pread(fd, size - start, start)
+    if size == 0:
+        yield None, memoryview(b"")
+        return
+    with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as mm, memoryview(mm) as view:
+        yield mm, view
+
+
+def _unterminated_tail(mm: mmap.mmap | None, view: memoryview) -> tuple[int, _TailKind]:
+    """Where the last line starts and what it is (``blank`` if the file ends in ``\\n``). Reads only that line."""
+    if mm is None or view[-1] == ord("\n"):
+        return len(view), "blank"
+    start = mm.rfind(b"\n") + 1
+    with view[start:] as tail:
+        return start, _tail_kind(tail, start == 0)
 
 
 def _open_for_writing(name: str, flags: int) -> int:
@@ -539,8 +542,9 @@ def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
 
     Whole lines in one ``O_APPEND`` write, then fsync; once this returns the messages
     survive a crash. Raises ``StorageError`` if the file ends in a torn line (see
-    ``repair``) or in a complete JSON line that is not a message; a complete message
-    that lacks its newline gets one first. Holds the file's lock (see the module docstring).
+    ``repair``) or in complete JSON that is not an object; a complete last line that
+    lacks its newline gets one first. Reads only the last line, through a read-only
+    mapping (no copy). Holds the file's lock (see the module docstring).
     """
     name = os.fspath(path)
     data = _encode_lines(name, messages)
@@ -551,12 +555,12 @@ def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
         with files.locked(name, exclusive=True, create=True):
             fd = _open_for_writing(name, os.O_RDWR | os.O_APPEND)
             try:
-                tail = _unterminated_tail(fd)
-                kind = "blank" if tail is None else _tail_kind(tail[1], tail[0] == 0)
-                if tail is not None and kind in ("torn", "json"):
-                    start, fragment = tail
-                    raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, len(fragment)))
-                if kind == "message":
+                with _mapped(fd) as (mm, view):
+                    start, kind = _unterminated_tail(mm, view)
+                    size = len(view)
+                if kind in ("torn", "json"):
+                    raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
+                if kind == "object":
                     data = b"\n" + data
                 _write_all(fd, data)
                 os.fsync(fd)
@@ -576,32 +580,31 @@ def _refusal(kind: _TailKind, size: int) -> str:
             "(it was never acknowledged), then append again"
         )
     return (
-        f"the file ends with {size} bytes of JSON that is not a message and has no newline "
+        f"the file ends with {size} bytes of JSON that is not an object and has no newline "
         "(not a msgmodel session file? a JSON array as to_json writes?); refusing to append after it"
     )
 
 
-def _refuse_non_jsonl(name: str, fd: int) -> None:
-    """``StorageError`` unless the first non-blank line is a JSON object (or, alone and unterminated, starts as one)."""
-    os.lseek(fd, 0, os.SEEK_SET)
-    for n, (line, ended) in enumerate(_lines(fd), 1):
-        if n == 1 and line.startswith(_BOM):
-            line = line[len(_BOM) :]
-        if not line.strip():
-            continue
-        try:
-            is_object = isinstance(msgspec.json.decode(line), dict) if ended else line.lstrip().startswith(b"{")
-        except (msgspec.DecodeError, RecursionError):
-            is_object = False
-        if not is_object:
-            raise StorageError(
-                name,
-                n,
-                "not a JSONL session file: this first line is not one JSON object (a JSON array as to_json "
-                "writes? pretty-printed JSON?); repair only cuts the torn last line of a JSONL file, so it "
-                "leaves this file alone",
-            )
-        return
+def _refuse_non_jsonl(name: str, mm: mmap.mmap | None, view: memoryview) -> None:
+    """``StorageError`` unless the first non-blank line is a JSON object (or, unterminated, starts as one)."""
+    start, n = (len(_BOM) if bytes(view[: len(_BOM)]) == _BOM else 0), 1
+    while mm is not None and start < len(view):
+        end = mm.find(b"\n", start)
+        with view[start : len(view) if end < 0 else end] as line:
+            first = _NON_BLANK.search(line)
+            if first is not None:
+                if line[first.start()] == ord("{") and (end < 0 or _is_complete_json(line)):
+                    return
+                raise StorageError(
+                    name,
+                    n,
+                    "not a JSONL session file: this first line is not one JSON object (a JSON array as to_json "
+                    "writes? pretty-printed JSON?); repair only cuts the torn last line of a JSONL file, so it "
+                    "leaves this file alone",
+                )
+        if end < 0:
+            return
+        start, n = end + 1, n + 1
 
 
 def repair(path: str | os.PathLike[str]) -> LineProblem | None:
@@ -617,11 +620,12 @@ def repair(path: str | os.PathLike[str]) -> LineProblem | None:
         with files.locked(name, exclusive=True):
             fd = _open_for_writing(name, os.O_RDWR)
             try:
-                _refuse_non_jsonl(name, fd)
-                tail = _unterminated_tail(fd)
-                if tail is None or _tail_kind(tail[1], tail[0] == 0) != "torn":
+                with _mapped(fd) as (mm, view):
+                    _refuse_non_jsonl(name, mm, view)
+                    start, kind = _unterminated_tail(mm, view)
+                    size = len(view)
+                if kind != "torn":
                     return None
-                start, fragment = tail
                 line = _count_lines(fd, start) + 1
                 os.ftruncate(fd, start)
                 os.fsync(fd)
@@ -629,4 +633,4 @@ def repair(path: str | os.PathLike[str]) -> LineProblem | None:
                 os.close(fd)
     except OSError as e:
         raise _os_error(name, e, "repair") from e
-    return LineProblem(name, line, f"cut a torn last line of {len(fragment)} bytes", torn=True)
+    return LineProblem(name, line, f"cut a torn last line of {size - start} bytes", torn=True)
