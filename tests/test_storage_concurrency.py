@@ -125,3 +125,18 @@ def test_appenders_repair_and_locked_load_save_lose_nothing(tmp_path: Path) -> N
     assert _by_writer(final.messages[1:]) == {w: list(range(PER_WRITER)) for w in range(WRITERS)}
     rounds = {w: n for kind, w, n in events if kind == "rounds"}
     assert all(n > 0 for n in rounds.values()), rounds  # each loop really ran beside the writers
+
+
+def test_a_child_forked_inside_the_lock_waits_for_it(tmp_path: Path) -> None:
+    # The child inherits the parent's lock descriptors; it must not take them for its own lock.
+    path = str(tmp_path / "forked.jsonl")
+    storage.save(path, [user_text("old")])
+    ctx = mp.get_context("fork")
+    with storage.lock(path):
+        child = ctx.Process(target=storage.append, args=(path, [user_text("child")]))
+        child.start()
+        child.join(timeout=0.5)  # an append that does not wait for the lock is done by now
+        storage.save(path, [user_text("parent")])  # and would be dropped by this save
+    child.join(timeout=30)
+    assert child.exitcode == 0
+    assert [text_of(m) for m in storage.load(path).messages] == ["parent", "child"]

@@ -16,7 +16,8 @@ The lock
 
     Within one thread the lock is re-entrant: a ``locked`` call on a file the thread already
     holds returns the held lock (this is what lets a caller hold it across ``load`` and
-    ``save``). Other threads and other processes wait.
+    ``save``). Other threads and other processes wait; so does a child forked while the
+    parent holds it (the child closes its copies of the parent's lock descriptors).
 
     ``flock`` is advisory: it orders the programs that take it, not an editor or ``echo >>``.
     Where the file system has no ``flock`` (some FUSE mounts answer ``ENOLCK`` or
@@ -118,6 +119,16 @@ def _held() -> dict[tuple[int, int], Lock]:
     if held is None:
         held = _local.held = {}
     return held
+
+
+def _forget_after_fork() -> None:
+    """A forked child holds none of its parent's locks: it closes its copies and waits like anyone else."""
+    for lock in _held().values():
+        os.close(lock.fd)
+    _held().clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _open_locked(path: str, exclusive: bool, create: bool) -> int:

@@ -402,8 +402,10 @@ def load(path: str | os.PathLike[str], *, strict: bool = False) -> LoadResult:
     except OSError as e:
         raise _os_error(name, e, "read") from e
     except MemoryError:
-        size = os.stat(name).st_size
-        raise StorageError(name, None, f"too large to load into memory ({size} bytes)") from None
+        size = ""
+        with contextlib.suppress(OSError):
+            size = f" ({os.stat(name).st_size} bytes)"
+        raise StorageError(name, None, f"too large to load into memory{size}") from None
 
 
 # ---------------------------------------------------------------------------------------
@@ -527,6 +529,12 @@ def _unterminated_tail(mm: mmap.mmap | None, view: memoryview) -> tuple[int, _Ta
         return start, _tail_kind(tail, start == 0)
 
 
+def _ends_in_newline(fd: int) -> bool:
+    """Whether the file is empty or ends in ``\\n`` (the common case, answered without mapping the file)."""
+    size = os.fstat(fd).st_size
+    return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+
+
 def _open_for_writing(name: str, flags: int) -> int:
     fd = files.open_regular(name, flags)
     try:
@@ -555,9 +563,12 @@ def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
         with files.locked(name, exclusive=True, create=True):
             fd = _open_for_writing(name, os.O_RDWR | os.O_APPEND)
             try:
-                with _mapped(fd) as (mm, view):
-                    start, kind = _unterminated_tail(mm, view)
-                    size = len(view)
+                start, size = 0, 0
+                kind: _TailKind = "blank"
+                if not _ends_in_newline(fd):
+                    with _mapped(fd) as (mm, view):
+                        start, kind = _unterminated_tail(mm, view)
+                        size = len(view)
                 if kind in ("torn", "json"):
                     raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
                 if kind == "object":
