@@ -24,11 +24,12 @@ Writing
 
 Reading
     ``load(path)`` returns a ``LoadResult``: the messages, and one ``LineProblem`` per line
-    it could not use, each naming ``file:line`` and why. It reads the file in blocks and
-    decodes each line on its own, so a line is one message or a problem, never half of one
-    (a message split over two lines, or two on one line, is damage), and memory is the
-    messages plus one block. A bad line is reported and skipped, and
-    ``load(path, strict=True)`` raises ``StorageError`` naming its ``file:line`` instead.
+    it could not use, each naming ``file:line`` and why. It reads the file in 1 MiB blocks
+    and decodes a block's lines together only after checking that each line is exactly one
+    JSON value, so a line is one message or a problem, never half of one (a message split
+    over two lines, or two on one line, is damage); memory is the messages plus a block.
+    A bad line is reported and skipped, and ``load(path, strict=True)`` raises
+    ``StorageError`` naming its ``file:line`` instead.
     Blank lines are ignored, a UTF-8 byte-order mark at the start is ignored, and ``\\r\\n``
     line ends are read like ``\\n`` (JSON allows the ``\\r``). Lines are split on ``\\n``
     only, so U+2028, U+0085 and friends inside strings are just text. A file too large for
@@ -62,6 +63,8 @@ Several processes
     ``O_APPEND`` is not atomic there), several machines sharing one file, and programs that
     write the file without this lock (an editor, ``echo >>``). A reader that takes no lock
     (``cat``, ``tail -f``) is safe but may see an append in flight as a torn last line.
+    The lock is held only while a call works (or for a ``lock`` block): a process that
+    stops inside a ``lock`` block stalls the file's other users until it exits.
 
 One exception type: ``StorageError`` (a ``ValueError``), always naming the file and, for a
 bad line, ``file:line``.
@@ -184,7 +187,7 @@ def _encode_lines(name: str, messages: Iterable[Message]) -> bytes:
             raise StorageError(name, None, f"messages[{i}] cannot be written as JSON ({e})") from None
         if bad is not None:
             raise StorageError(
-                name, None, f"messages[{i}] cannot be written as JSON (it holds {bad}, which JSON has not)"
+                name, None, f"messages[{i}] cannot be written as JSON (it holds {bad}, which JSON cannot represent)"
             )
         parts.append(line)
         parts.append(b"\n")
