@@ -385,10 +385,10 @@ def test_permission_denied(tmp_path: Path, capsys: pytest.CaptureFixture[str], m
     path = tmp_path / "secret.json"
     path.write_bytes(to_json(history()))
 
-    def deny(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied", str(self))
+    def deny(name: str) -> bytes:
+        raise PermissionError(13, "Permission denied", name)
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
+    monkeypatch.setattr(cli, "read_regular_file", deny)
     assert run(capsys, "check", "secret.json") == (2, "", "secret.json: permission denied\n")
 
 

@@ -427,9 +427,10 @@ def test_save_fsyncs_the_file_before_the_rename_and_the_directory_after(
     storage.save(path, SESSION[:2])
     calls = _record_calls(monkeypatch, ["open", "write", "fsync", "replace"])
     storage.save(path, SESSION)
-    assert [c.split("(")[0] for c in calls] == ["open", "write", "fsync", "replace", "open", "fsync"]
-    assert calls[0].startswith("open(.session.jsonl.") and calls[0].endswith(".tmp)")
-    assert calls[4] == f"open({path.parent.name})"  # the directory, for the rename
+    assert [c.split("(")[0] for c in calls] == ["open", "open", "write", "fsync", "replace", "open", "fsync"]
+    assert calls[0] == "open(session.jsonl)"  # the file itself, to hold its lock
+    assert calls[1].startswith("open(.session.jsonl.") and calls[1].endswith(".tmp)")
+    assert calls[5] == f"open({path.parent.name})"  # the directory, for the rename
 
 
 def test_append_writes_once_and_fsyncs_before_returning(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

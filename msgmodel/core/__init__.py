@@ -8,6 +8,7 @@
 ``tools``        a tool, a registry, and how a ``tool_use`` becomes a ``tool_result``
 ``engine``       the agent loop (``QueryEngine``)
 ``storage``      sessions as JSONL files, safe under ``kill -9`` and several processes
+``files``        how core opens files: regular files only, and the inter-process lock
 ``claude_code``  import of Claude Code session transcripts
 ``cli``          the command line's core commands (``check``)
 

@@ -74,6 +74,7 @@ from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 import msgspec
 
+from msgmodel.core.files import open_regular, read_regular_file
 from msgmodel.core.message import (
     ContentBlock,
     DecodeError,
@@ -216,7 +217,7 @@ def is_claude_code_session(path_or_first_lines: str | os.PathLike[str] | bytes |
     source = path_or_first_lines
     if isinstance(source, (str, os.PathLike)):
         try:
-            with open(source, "rb") as f:
+            with os.fdopen(open_regular(os.fspath(source), os.O_RDONLY), "rb") as f:
                 head = f.read(_SNIFF_BYTES)
         except OSError:
             return False
@@ -530,8 +531,7 @@ def import_claude_code(
     else:
         name = name or os.fspath(path)
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = read_regular_file(path)  # a device or FIFO (``/dev/zero``) is refused, not read forever
         except OSError as e:
             raise ClaudeCodeError(name, f"cannot read it ({e.strerror or e})") from e
     records, skipped, line_count, first = _parse(name, data)

@@ -46,8 +46,9 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+from msgmodel.core.files import read_regular_file
 
 if TYPE_CHECKING:
     from msgmodel.core.protocol import Violation
@@ -268,7 +269,7 @@ _WHAT_WE_READ: Final = (
 def _read_text(name: str) -> str:
     shown = _display_name(name)
     try:
-        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+        data = sys.stdin.buffer.read() if name == "-" else read_regular_file(name)  # refuses /dev/zero, FIFOs
     except FileNotFoundError:
         raise InputError(shown, "no such file") from None
     except IsADirectoryError:

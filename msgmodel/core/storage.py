@@ -8,30 +8,63 @@ Writing
     ``save(path, messages)`` replaces the file atomically: it writes a temporary file in the
     same directory, flushes and fsyncs it, ``os.replace``\\ s it over ``path`` and fsyncs the
     directory. After a crash the file is either the old complete version or the new one
-    (a stray ``.<name>.<random>.tmp`` may be left beside it; it is never read).
+    (a stray ``.<name>.<random>.tmp`` may be left beside it; it is never read; for a name
+    near the 255-byte limit the ``<name>`` part is shortened).
 
     ``append(path, messages)`` opens the file with ``O_APPEND``, writes whole lines in one
     call and fsyncs before it returns. A message is *acknowledged* once ``append`` returns:
     it survives any later crash. A crash inside ``append`` can leave a *torn* last line
-    (the file ends in the middle of a line).
+    (the file ends in the middle of a line). ``append`` reads only the file's last line.
+
+    Both write through a symbolic link to its target (the link stays a link) and both refuse
+    a read-only file (one without any write permission bit, even for root, or one this
+    process may not write). Both raise ``StorageError`` for a message JSON cannot hold: a
+    lone surrogate, NaN or infinity (refused, never written as ``null``), nesting too deep
+    to encode. Passing something that is not a ``Message`` is a ``TypeError``.
 
 Reading
     ``load(path)`` returns a ``LoadResult``: the messages, and one ``LineProblem`` per line
-    it could not use, each naming ``file:line`` and why. A torn last line is reported
-    (``result.torn``) and everything before it loads: that is exactly the acknowledged
-    prefix. A bad line anywhere else is damage, not a crash artefact: it is reported and
-    skipped, and ``load(path, strict=True)`` raises ``StorageError`` naming its ``file:line``
-    instead. Blank lines are ignored, a UTF-8 byte-order mark at the start is ignored, and
-    ``\\r\\n`` line ends are read like ``\\n`` (JSON allows the ``\\r``). Lines are split on
-    ``\\n`` only, so U+2028, U+0085 and friends inside strings are just text.
+    it could not use, each naming ``file:line`` and why. It reads the file in 1 MiB blocks
+    and decodes a block's lines together only after checking that each line is exactly one
+    JSON value, so a line is one message or a problem, never half of one (a message split
+    over two lines, or two on one line, is damage); memory is the messages plus a block.
+    A bad line is reported and skipped, and ``load(path, strict=True)`` raises
+    ``StorageError`` naming its ``file:line`` instead.
+    Blank lines are ignored, a UTF-8 byte-order mark at the start is ignored, and ``\\r\\n``
+    line ends are read like ``\\n`` (JSON allows the ``\\r``). Lines are split on ``\\n``
+    only, so U+2028, U+0085 and friends inside strings are just text. A file too large for
+    memory is a ``StorageError``. Only regular files are read or written: a directory, a
+    device such as ``/dev/zero``, a FIFO or a socket is refused with ``StorageError``.
 
-A torn last line and ``append``
-    ``append`` refuses to write after a torn last line (``StorageError`` naming the line):
-    appending would bury the fragment mid-file, where every later load would report it as
-    damage. ``repair(path)`` cuts the fragment off explicitly (it was never acknowledged,
-    so nothing acknowledged is lost) and says what it cut. If the last line is a complete
-    message that merely lacks its ``\\n`` (a hand edit), ``append`` adds the newline first:
-    that loses nothing.
+Torn last lines
+    A last line without its ``\\n`` is *torn* only if its bytes are not complete JSON: that
+    is what an interrupted write leaves. A complete message that merely lacks its ``\\n``
+    (a hand edit) loads, and ``append`` adds the newline first (after any complete JSON
+    object: one that is not a message stays what it was, damage). A complete JSON value
+    that is not a message is damage like any other bad line (``strict`` raises for it);
+    after one that is not even an object (a JSON array) ``append`` refuses to write.
+    ``load`` reports a torn tail (``result.torn``) and never raises for it, even with
+    ``strict``: everything before it is exactly the acknowledged prefix. ``append`` refuses
+    to write after a torn tail (it would bury the fragment mid-file); ``repair(path)`` cuts
+    it off (it was never acknowledged) and says what it cut. ``repair`` refuses a file that
+    is not JSONL (a JSON array as ``to_json`` writes it, pretty-printed JSON) instead of
+    cutting anything.
+
+Several processes
+    ``append``, ``save`` and ``repair`` hold an exclusive ``flock`` on the file while they
+    work and ``load`` a shared one (``msgmodel.core.files`` owns the lock; it follows the
+    path across ``save``'s rename). So on one machine, on a local file system, any number
+    of processes and threads may append, save, repair and load the same file at once: no
+    acknowledged message is lost, no in-flight write is taken for a torn line, no call
+    fails because of another. ``save`` replaces the whole file, so a ``load`` → change →
+    ``save`` cycle drops what others appended in between unless it holds the lock across
+    the cycle: ``with storage.lock(path): ... load ... save ...`` (re-entrant in its thread).
+    Not covered: network file systems (NFS, SMB: ``flock`` may be emulated or missing and
+    ``O_APPEND`` is not atomic there), several machines sharing one file, and programs that
+    write the file without this lock (an editor, ``echo >>``). A reader that takes no lock
+    (``cat``, ``tail -f``) is safe but may see an append in flight as a torn last line.
+    The lock is held only while a call works (or for a ``lock`` block): a process that
+    stops inside a ``lock`` block stalls the file's other users until it exits.
 
 One exception type: ``StorageError`` (a ``ValueError``), always naming the file and, for a
 bad line, ``file:line``.
@@ -40,19 +73,25 @@ bad line, ``file:line``.
 from __future__ import annotations
 
 import contextlib
+import errno
+import math
+import mmap
 import os
+import re
 import secrets
-from collections.abc import Iterable, Sequence
-from typing import Final
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Final, Literal
 
 import msgspec
 
-from msgmodel.core.message import DecodeError, Message, from_api, from_json, to_json
+from msgmodel.core import files
+from msgmodel.core.message import DecodeError, Message, from_api, from_json, to_api, to_json
 
-__all__ = ["LineProblem", "LoadResult", "StorageError", "append", "load", "repair", "save"]
+__all__ = ["LineProblem", "LoadResult", "StorageError", "append", "load", "lock", "repair", "save"]
 
 _BOM: Final = b"\xef\xbb\xbf"
 _TAIL_BLOCK: Final = 64 * 1024
+_READ_BLOCK: Final = 1 << 20
 
 
 class StorageError(ValueError):
@@ -117,6 +156,20 @@ def _encode_line(m: Message) -> bytes:
     return to_json([m])[1:-1]
 
 
+def _non_finite(value: object) -> float | None:
+    """The first NaN or infinity anywhere in plain JSON-like data (iteratively: any depth), else None."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return v
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return None
+
+
 def _encode_lines(name: str, messages: Iterable[Message]) -> bytes:
     parts: list[bytes] = []
     for i, m in enumerate(messages):
@@ -125,9 +178,18 @@ def _encode_lines(name: str, messages: Iterable[Message]) -> bytes:
                 f"messages[{i}] is a {type(m).__name__}, not a Message (convert API dicts with msgmodel.from_api)"
             )
         try:
-            parts.append(_encode_line(m))
-        except (UnicodeEncodeError, msgspec.EncodeError, TypeError, ValueError) as e:
-            raise StorageError(name, None, f"messages[{i}] cannot be written as JSON ({e})") from e
+            line = _encode_line(m)
+            # msgspec writes NaN and infinity as null; only a line holding a null can hide one.
+            bad = _non_finite(to_api([m])) if b"null" in line else None
+        except RecursionError:
+            raise StorageError(name, None, f"messages[{i}] cannot be written as JSON (nested too deeply)") from None
+        except (UnicodeEncodeError, msgspec.EncodeError, NotImplementedError, TypeError, ValueError) as e:
+            raise StorageError(name, None, f"messages[{i}] cannot be written as JSON ({e})") from None
+        if bad is not None:
+            raise StorageError(
+                name, None, f"messages[{i}] cannot be written as JSON (it holds {bad}, which JSON cannot represent)"
+            )
+        parts.append(line)
         parts.append(b"\n")
     return b"".join(parts)
 
@@ -154,14 +216,70 @@ def _decode_line(line: bytes) -> Message:
         raise DecodeError(path, e.expected) from None
 
 
+def _is_complete_json(data: bytes | memoryview) -> bool:
+    """Whether ``data`` is one whole JSON value (checked without building it; too deep to tell counts as whole)."""
+    try:
+        msgspec.json.decode(data, type=msgspec.Raw)
+    except msgspec.DecodeError:
+        return False
+    except RecursionError:
+        return True
+    return True
+
+
 def _reason(err: DecodeError, line: bytes) -> str:
     reason = f"{err.path}: {err.expected}"
-    # A line of another tool's format gets a pointer to the right reader.
+    # A line of another format gets a pointer to the right reader.
     from msgmodel.core.claude_code import is_claude_code_session
 
     if is_claude_code_session([line]):
         reason += " (this is a Claude Code transcript line: read it with msgmodel.core.claude_code.import_claude_code)"
+    elif line.lstrip().startswith(b"[") and _is_complete_json(line):
+        reason += " (a JSON array, as to_json writes? read it with msgmodel.from_json)"
     return reason
+
+
+_TailKind = Literal["blank", "object", "json", "torn"]
+_NON_BLANK: Final = re.compile(rb"[^ \t\r\n]")
+
+
+def _tail_kind(tail: bytes | memoryview, at_start: bool) -> _TailKind:
+    """What an unterminated last line is: blank, a complete JSON object, other complete JSON, or a torn fragment."""
+    if at_start and bytes(tail[: len(_BOM)]) == _BOM:
+        tail = tail[len(_BOM) :]
+    first = _NON_BLANK.search(tail)
+    if first is None:
+        return "blank"
+    if not _is_complete_json(tail):
+        return "torn"
+    return "object" if tail[first.start()] == ord("{") else "json"
+
+
+def _os_error(name: str, e: OSError, doing: str) -> StorageError:
+    if isinstance(e, FileNotFoundError) and doing in ("read", "repair"):
+        return StorageError(name, None, "no such file")
+    if isinstance(e, IsADirectoryError):
+        return StorageError(name, None, "is a directory, not a session file")
+    if isinstance(e, files.NotRegularFileError):
+        return StorageError(name, None, e.strerror or str(e))
+    return StorageError(name, None, f"cannot {doing}: {e.strerror or e}")
+
+
+@contextlib.contextmanager
+def lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the session file's inter-process lock for a ``load`` → change → ``save`` (or ``append``) cycle.
+
+    Inside the ``with`` block this thread's ``load``, ``save``, ``append`` and ``repair`` of
+    the file go ahead; other threads and processes wait for the block to end, so nothing
+    they append is dropped by the ``save``. Creates an empty file if there is none.
+    """
+    name = os.fspath(path)
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(files.locked(name, exclusive=True, create=True))
+        except OSError as e:
+            raise _os_error(name, e, "lock") from e
+        yield
 
 
 # ---------------------------------------------------------------------------------------
@@ -169,16 +287,102 @@ def _reason(err: DecodeError, line: bytes) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def _read(path: str) -> bytes:
+def _lines(fd: int) -> Iterator[tuple[bytes, bool]]:
+    """The file's lines, read in blocks: each without its ``\\n``, and whether it had one."""
+    pending: list[bytes] = []
+    while block := os.read(fd, _READ_BLOCK):
+        parts = block.split(b"\n")
+        if len(parts) == 1:
+            pending.append(block)
+            continue
+        pending.append(parts[0])
+        yield b"".join(pending), True
+        for part in parts[1:-1]:
+            yield part, True
+        pending = [parts[-1]] if parts[-1] else []
+    if pending:
+        yield b"".join(pending), False
+
+
+_RAW_DECODER: Final = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def _decode_batch(lines: list[bytes]) -> list[Message] | None:
+    """Fast path: the (non-blank) lines decoded as one array, or None unless each line is exactly one message.
+
+    Joined with commas, lines that are not one JSON value each could merge (a message split
+    over two lines beside two objects on one line). So the array is first read as raw
+    spans: if every span is exactly as long as its stripped line, span ``i`` *is* line ``i``.
+    """
+    stripped = [line.strip() for line in lines]
+    joined = b"[" + b",".join(stripped) + b"]"
     try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise StorageError(path, None, "no such file") from None
-    except IsADirectoryError:
-        raise StorageError(path, None, "is a directory, not a session file") from None
-    except OSError as e:
-        raise StorageError(path, None, f"cannot read: {e.strerror or e}") from e
+        if list(map(len, _RAW_DECODER.decode(joined))) != list(map(len, stripped)):
+            return None
+        messages = from_json(joined)
+    except (msgspec.DecodeError, RecursionError, DecodeError):
+        return None
+    return messages if len(messages) == len(lines) else None
+
+
+class _Reader:
+    """What ``load`` has read so far: messages with their line numbers, and the problems."""
+
+    def __init__(self, name: str, strict: bool) -> None:
+        self.name, self.strict = name, strict
+        self.messages: list[Message] = []
+        self.line_numbers: list[int] = []
+        self.problems: list[LineProblem] = []
+
+    def add(self, batch: list[tuple[int, bytes]]) -> None:
+        fast = _decode_batch([line for _, line in batch]) if batch else None
+        if fast is not None:
+            self.messages.extend(fast)
+            self.line_numbers.extend(n for n, _ in batch)
+            return
+        for n, line in batch:
+            try:
+                self.messages.append(_decode_line(line))
+            except DecodeError as e:
+                self.problem(n, _reason(e, line))
+            else:
+                self.line_numbers.append(n)
+
+    def problem(self, n: int, reason: str) -> None:
+        if self.strict:
+            raise StorageError(self.name, n, reason)
+        self.problems.append(LineProblem(self.name, n, reason))
+
+    def add_tail(self, n: int, line: bytes) -> None:
+        """The last line, which has no ``\\n``: a message, damage, or (if not complete JSON) torn."""
+        if _is_complete_json(line):
+            self.add([(n, line)])
+            return
+        reason = f"torn last line: {len(line)} bytes without a final newline (an interrupted write); "
+        self.problems.append(LineProblem(self.name, n, reason + "the lines before it loaded", torn=True))
+
+
+def _load(name: str, fd: int, strict: bool) -> LoadResult:
+    reader = _Reader(name, strict)
+    batch: list[tuple[int, bytes]] = []
+    size = 0
+    for n, (line, ended) in enumerate(_lines(fd), 1):
+        if n == 1 and line.startswith(_BOM):
+            line = line[len(_BOM) :]
+        if not line.strip():
+            continue
+        if not ended:
+            reader.add(batch)
+            batch = []
+            reader.add_tail(n, line)
+            break
+        batch.append((n, line))
+        size += len(line)
+        if size >= _READ_BLOCK:
+            reader.add(batch)
+            batch, size = [], 0
+    reader.add(batch)
+    return LoadResult(name, reader.messages, tuple(reader.line_numbers), tuple(reader.problems))
 
 
 def load(path: str | os.PathLike[str], *, strict: bool = False) -> LoadResult:
@@ -188,68 +392,23 @@ def load(path: str | os.PathLike[str], *, strict: bool = False) -> LoadResult:
     not. A torn last line is reported (``result.torn``) and the lines before it load. With
     ``strict=True`` a bad line other than a torn tail raises ``StorageError`` naming
     ``file:line``; a torn tail never raises (it is what a crash during ``append`` leaves).
-    A missing or unreadable file raises ``StorageError``.
+    A missing, unreadable or non-regular file, or one too large for memory, raises ``StorageError``.
     """
     name = os.fspath(path)
-    data = _read(name)
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
-    cut = data.rfind(b"\n") + 1
-    body, tail = data[:cut], data[cut:]  # tail: b"" unless the file ends mid-line
-    count = body.count(b"\n")
-
-    messages: list[Message] | None = None
-    line_numbers: list[int] = []
-    if count:
-        # Fast path: a clean file (no blank lines) decodes as one array, one message per line.
-        # A blank line makes ",," (invalid JSON) and two objects on one line make the count
-        # differ, so both fall through to the line-by-line path.
-        try:
-            decoded = from_json(b"[" + body[:-1].replace(b"\n", b",") + b"]")
-        except DecodeError:
-            decoded = None
-        if decoded is not None and len(decoded) == count:
-            messages, line_numbers = decoded, list(range(1, count + 1))
-    problems: list[LineProblem] = []
-    lines = body.split(b"\n")[:-1] if messages is None else []
-    numbered = [(i + 1, line) for i, line in enumerate(lines) if line.strip()]
-    if messages is None and numbered and len(numbered) != count:
-        # Blank lines: the fast path on the others.
-        try:
-            decoded = from_json(b"[" + b",".join(line for _, line in numbered) + b"]")
-        except DecodeError:
-            decoded = None
-        if decoded is not None and len(decoded) == len(numbered):
-            messages, line_numbers = decoded, [n for n, _ in numbered]
-    if messages is None:
-        messages, line_numbers = [], []
-        for n, line in numbered:
+    try:
+        with files.locked(name, exclusive=False):
+            fd = files.open_regular(name, os.O_RDONLY)
             try:
-                messages.append(_decode_line(line))
-            except DecodeError as e:
-                problem = LineProblem(name, n, _reason(e, line))
-                if strict:
-                    raise StorageError(name, n, problem.reason) from None
-                problems.append(problem)
-                continue
-            line_numbers.append(n)
-
-    if tail.strip():
-        n = count + 1
-        try:
-            messages.append(_decode_line(tail))
-            line_numbers.append(n)
-        except DecodeError:
-            problems.append(
-                LineProblem(
-                    name,
-                    n,
-                    f"torn last line: {len(tail)} bytes without a final newline (an interrupted write); "
-                    "the lines before it loaded",
-                    torn=True,
-                )
-            )
-    return LoadResult(name, messages, tuple(line_numbers), tuple(problems))
+                return _load(name, fd, strict)
+            finally:
+                os.close(fd)
+    except OSError as e:
+        raise _os_error(name, e, "read") from e
+    except MemoryError:
+        size = ""
+        with contextlib.suppress(OSError):
+            size = f" ({os.stat(name).st_size} bytes)"
+        raise StorageError(name, None, f"too large to load into memory{size}") from None
 
 
 # ---------------------------------------------------------------------------------------
@@ -278,62 +437,74 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
+def _refuse_read_only(fd: int, name: str) -> None:
+    """``PermissionError`` for a file without any write bit (even for root) or one this process may not write."""
+    if not os.fstat(fd).st_mode & 0o222 or not os.access(name, os.W_OK):
+        raise PermissionError(errno.EACCES, "the file is read-only; refusing to write it", name)
+
+
+def _temp_path(target: str) -> str:
+    """``.<name>.<random>.tmp`` beside ``target``, ``<name>`` shortened to keep within the directory's name limit."""
+    directory, base = os.path.split(target)
+    suffix = f".{secrets.token_hex(6)}.tmp"
+    try:
+        limit = os.pathconf(directory or ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    stem = os.fsencode(base)[: max(1, limit - 1 - len(suffix))]
+    return os.path.join(directory, "." + os.fsdecode(stem) + suffix)
+
+
+def _replace(target: str, data: bytes, held: files.Lock) -> None:
+    """Write ``data`` to a temporary file and rename it over ``target``, keeping ``held`` on the new file."""
+    mode = os.fstat(held.fd).st_mode & 0o7777
+    tmp = _temp_path(target)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        _write_all(fd, data)
+        os.fchmod(fd, mode)
+        os.fsync(fd)
+        files.lock_new_file(fd)  # locked before it appears under the name: no one can slip in
+        os.replace(tmp, target)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    held.adopt(fd)
+
+
 def save(path: str | os.PathLike[str], messages: Sequence[Message]) -> None:
     """Write ``messages`` as the whole session file, atomically and durably.
 
     Temp file in the same directory, flush + fsync, ``os.replace`` over ``path``, fsync the
     directory. A crash at any moment leaves either the old file or the new one, complete.
-    An existing file keeps its permission bits.
+    An existing file keeps its permission bits; a symbolic link is written through to its
+    target; a read-only file is refused. Holds the file's lock (see the module docstring).
     """
     name = os.fspath(path)
     data = _encode_lines(name, messages)
-    directory = os.path.dirname(os.path.abspath(name))
-    tmp = os.path.join(directory, f".{os.path.basename(name)}.{secrets.token_hex(6)}.tmp")
+    target = os.path.realpath(name)
+    existed = os.path.lexists(target)
     try:
-        mode = os.stat(name).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
+        with files.locked(target, exclusive=True, create=True) as held:
+            try:
+                _refuse_read_only(held.fd, target)
+                _replace(target, data, held)
+            except BaseException:
+                if not existed and os.fstat(held.fd).st_size == 0:
+                    with contextlib.suppress(OSError):
+                        os.unlink(target)  # the empty file the lock created: a failed save leaves no file
+                raise
     except OSError as e:
-        raise StorageError(name, None, f"cannot write: {e.strerror or e}") from e
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError as e:
-        raise StorageError(name, None, f"cannot write a temporary file in {directory}: {e.strerror or e}") from e
-    try:
-        try:
-            _write_all(fd, data)
-            if mode is not None:
-                os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, name)
-    except BaseException as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(e, OSError):
-            raise StorageError(name, None, f"cannot write: {e.strerror or e}") from e
-        raise
-    _fsync_dir(directory)
-
-
-def _last_line_start(fd: int, size: int) -> int:
-    """Offset just after the last ``\\n`` in the file (0 if there is none)."""
-    end = size
-    while end > 0:
-        start = max(0, end - _TAIL_BLOCK)
-        block = os.pread(fd, end - start, start)
-        cut = block.rfind(b"\n")
-        if cut >= 0:
-            return start + cut + 1
-        end = start
-    return 0
+        raise _os_error(name, e, "save") from e
+    _fsync_dir(os.path.dirname(target))
 
 
 def _count_lines(fd: int, upto: int) -> int:
     count, offset = 0, 0
     while offset < upto:
-        block = os.pread(fd, min(1 << 20, upto - offset), offset)
+        block = os.pread(fd, min(_READ_BLOCK, upto - offset), offset)
         if not block:
             break
         count += block.count(b"\n")
@@ -341,26 +512,40 @@ def _count_lines(fd: int, upto: int) -> int:
     return count
 
 
-def _torn_tail(fd: int, name: str) -> tuple[int, int, bytes] | None:
-    """If the file does not end in ``\\n``: (line number, start offset, bytes) of its last line."""
+@contextlib.contextmanager
+def _mapped(fd: int) -> Iterator[tuple[mmap.mmap | None, memoryview]]:
+    """The file mapped read-only (no copy in memory; ``None`` and an empty view for an empty file)."""
     size = os.fstat(fd).st_size
-    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return None
-    start = _last_line_start(fd, size)
-    tail = os.pread(fd, size - start, start)
-    return _count_lines(fd, start) + 1, start, tail
+    if size == 0:
+        yield None, memoryview(b"")
+        return
+    with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as mm, memoryview(mm) as view:
+        yield mm, view
 
 
-def _tail_is_message(tail: bytes, at_start: bool) -> bool | None:
-    """None if the tail is blank, True if it is one complete message, False if it is a fragment."""
-    body = tail[len(_BOM) :] if at_start and tail.startswith(_BOM) else tail
-    if not body.strip():
-        return None
+def _unterminated_tail(mm: mmap.mmap | None, view: memoryview) -> tuple[int, _TailKind]:
+    """Where the last line starts and what it is (``blank`` if the file ends in ``\\n``). Reads only that line."""
+    if mm is None or view[-1] == ord("\n"):
+        return len(view), "blank"
+    start = mm.rfind(b"\n") + 1
+    with view[start:] as tail:
+        return start, _tail_kind(tail, start == 0)
+
+
+def _ends_in_newline(fd: int) -> bool:
+    """Whether the file is empty or ends in ``\\n`` (the common case, answered without mapping the file)."""
+    size = os.fstat(fd).st_size
+    return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+
+
+def _open_for_writing(name: str, flags: int) -> int:
+    fd = files.open_regular(name, flags)
     try:
-        _decode_line(body)
-    except DecodeError:
-        return False
-    return True
+        _refuse_read_only(fd, name)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
@@ -368,67 +553,98 @@ def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
 
     Whole lines in one ``O_APPEND`` write, then fsync; once this returns the messages
     survive a crash. Raises ``StorageError`` if the file ends in a torn line (see
-    ``repair``); a complete last line that lacks its newline gets one first.
+    ``repair``) or in complete JSON that is not an object; a complete last line that
+    lacks its newline gets one first. Reads only the last line, through a read-only
+    mapping (no copy). Holds the file's lock (see the module docstring).
     """
     name = os.fspath(path)
     data = _encode_lines(name, messages)
     if not data:
         return
-    existed = os.path.exists(name)
+    existed = os.path.lexists(name)
     try:
-        fd = os.open(name, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+        with files.locked(name, exclusive=True, create=True):
+            fd = _open_for_writing(name, os.O_RDWR | os.O_APPEND)
+            try:
+                start, size = 0, 0
+                kind: _TailKind = "blank"
+                if not _ends_in_newline(fd):
+                    with _mapped(fd) as (mm, view):
+                        start, kind = _unterminated_tail(mm, view)
+                        size = len(view)
+                if kind in ("torn", "json"):
+                    raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
+                if kind == "object":
+                    data = b"\n" + data
+                _write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
     except OSError as e:
-        raise StorageError(name, None, f"cannot open for appending: {e.strerror or e}") from e
-    try:
-        tail = _torn_tail(fd, name)
-        if tail is not None:
-            line, start, fragment = tail
-            complete = _tail_is_message(fragment, start == 0)
-            if complete is False:
-                raise StorageError(
-                    name,
-                    line,
-                    f"the file ends with a torn line ({len(fragment)} bytes without a newline, from an "
-                    "interrupted write); refusing to append after it. Call msgmodel.core.storage.repair(path) to "
-                    "cut it off (it was never acknowledged), then append again",
-                )
-            if complete is True:
-                data = b"\n" + data
-        _write_all(fd, data)
-        os.fsync(fd)
-    except OSError as e:
-        raise StorageError(name, None, f"cannot append: {e.strerror or e}") from e
-    finally:
-        os.close(fd)
+        raise _os_error(name, e, "append to it") from e
     if not existed:
         _fsync_dir(os.path.dirname(os.path.abspath(name)))
+
+
+def _refusal(kind: _TailKind, size: int) -> str:
+    if kind == "torn":
+        return (
+            f"the file ends with a torn line ({size} bytes without a newline, from an interrupted write); "
+            "refusing to append after it. Call msgmodel.core.storage.repair(path) to cut it off "
+            "(it was never acknowledged), then append again"
+        )
+    return (
+        f"the file ends with {size} bytes of JSON that is not an object and has no newline "
+        "(not a msgmodel session file? a JSON array as to_json writes?); refusing to append after it"
+    )
+
+
+def _refuse_non_jsonl(name: str, mm: mmap.mmap | None, view: memoryview) -> None:
+    """``StorageError`` unless the first non-blank line is a JSON object (or, unterminated, starts as one)."""
+    start, n = (len(_BOM) if bytes(view[: len(_BOM)]) == _BOM else 0), 1
+    while mm is not None and start < len(view):
+        end = mm.find(b"\n", start)
+        with view[start : len(view) if end < 0 else end] as line:
+            first = _NON_BLANK.search(line)
+            if first is not None:
+                if line[first.start()] == ord("{") and (end < 0 or _is_complete_json(line)):
+                    return
+                raise StorageError(
+                    name,
+                    n,
+                    "not a JSONL session file: this first line is not one JSON object (a JSON array as to_json "
+                    "writes? pretty-printed JSON?); repair only cuts the torn last line of a JSONL file, so it "
+                    "leaves this file alone",
+                )
+        if end < 0:
+            return
+        start, n = end + 1, n + 1
 
 
 def repair(path: str | os.PathLike[str]) -> LineProblem | None:
     """Cut a torn last line off the file, durably; return what was cut (``None`` if nothing was torn).
 
-    Only an unterminated last line that is not a complete message is cut: it is what a crash
+    Only an unterminated last line that is not complete JSON is cut: it is what a crash
     during ``append`` leaves and was never acknowledged. Damage elsewhere is left alone
-    (``load`` reports it); nothing else is changed.
+    (``load`` reports it); nothing else is changed. A file that is not JSONL (its first
+    line is not a JSON object) is refused with ``StorageError``. Holds the file's lock.
     """
     name = os.fspath(path)
     try:
-        fd = os.open(name, os.O_RDWR)
-    except FileNotFoundError:
-        raise StorageError(name, None, "no such file") from None
+        with files.locked(name, exclusive=True):
+            fd = _open_for_writing(name, os.O_RDWR)
+            try:
+                with _mapped(fd) as (mm, view):
+                    _refuse_non_jsonl(name, mm, view)
+                    start, kind = _unterminated_tail(mm, view)
+                    size = len(view)
+                if kind != "torn":
+                    return None
+                line = _count_lines(fd, start) + 1
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
     except OSError as e:
-        raise StorageError(name, None, f"cannot open for repair: {e.strerror or e}") from e
-    try:
-        tail = _torn_tail(fd, name)
-        if tail is None:
-            return None
-        line, start, fragment = tail
-        if _tail_is_message(fragment, start == 0) is not False:
-            return None
-        os.ftruncate(fd, start)
-        os.fsync(fd)
-    except OSError as e:
-        raise StorageError(name, None, f"cannot repair: {e.strerror or e}") from e
-    finally:
-        os.close(fd)
-    return LineProblem(name, line, f"cut a torn last line of {len(fragment)} bytes", torn=True)
+        raise _os_error(name, e, "repair") from e
+    return LineProblem(name, line, f"cut a torn last line of {size - start} bytes", torn=True)
