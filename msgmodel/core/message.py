@@ -49,12 +49,13 @@ from __future__ import annotations
 
 import html as _html
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias, assert_never
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, assert_never
 
 import msgspec
 
 __all__ = [
     "ARGS_LIMIT",
+    "MAX_NESTING",
     "PAIR_COLORS",
     "RESULT_LIMIT",
     "ContentBlock",
@@ -101,10 +102,21 @@ RESULT_LIMIT: Final = 500
 """``block_to_text`` cuts a tool result's text after this many characters."""
 ELLIPSIS: Final = "…"
 
-# The name of the catch-all field inside the structs. It is never written to JSON under
-# this name (``to_json``/``to_api`` spread its keys back into the block); the fast decoder
-# would read a key of this name, so it is one no API object uses.
+MAX_NESTING: Final = 32
+"""How deep ``tool_result`` blocks may nest inside one another's ``content`` (a result in a
+message is at depth 1). The decoders and ``tool_result_block`` refuse deeper data, so every
+reader (``result_text``, ``transcript_of``, ``compact``, ``to_json``, ...) handles whatever they
+accept. The live API allows no ``tool_result`` inside a ``tool_result`` at all (depth 1); the
+limit of 32 is ours."""
+
+# The name of the catch-all field inside the structs. It is never written to JSON under this
+# name (``to_json``/``to_api`` spread its keys back into the block). At runtime the field is
+# annotated with a type no JSON value satisfies (``_NEVER_DECODED``), so the fast decoder never
+# reads a key of this name as the field: a block spelling it fails the fast path and the walking
+# decoder keeps the key as ordinary data, in ``extra``, written back verbatim. msgspec does not
+# type-check ``__init__``, so the constructors and the walking decoder still store a dict there.
 _EXTRA_WIRE_NAME: Final = "__msgmodel_extra__"
+_NEVER_DECODED: TypeAlias = Annotated[int, msgspec.Meta(ge=1, le=0)]
 
 
 class DecodeError(ValueError):
@@ -149,7 +161,10 @@ class TextBlock(msgspec.Struct, frozen=True, tag="text", **_STRUCT_OPTS):
     """Plain text, from a person or from the model: ``{"type": "text", "text": ...}``."""
 
     text: str
-    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    if TYPE_CHECKING:
+        extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    else:  # never read from JSON under its internal name; see _EXTRA_WIRE_NAME
+        extra: _NEVER_DECODED = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
     """Further API fields of this block (``cache_control``, ``citations``), kept verbatim."""
 
     type: ClassVar[Literal["text"]] = "text"
@@ -164,7 +179,10 @@ class ThinkingBlock(msgspec.Struct, frozen=True, tag="thinking", **_STRUCT_OPTS)
 
     thinking: str
     signature: str | None = None
-    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    if TYPE_CHECKING:
+        extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    else:  # never read from JSON under its internal name; see _EXTRA_WIRE_NAME
+        extra: _NEVER_DECODED = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
 
     type: ClassVar[Literal["thinking"]] = "thinking"
 
@@ -175,7 +193,10 @@ class ToolUseBlock(msgspec.Struct, frozen=True, tag="tool_use", **_STRUCT_OPTS):
     id: str
     name: str
     input: dict[str, Any]
-    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    if TYPE_CHECKING:
+        extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    else:  # never read from JSON under its internal name; see _EXTRA_WIRE_NAME
+        extra: _NEVER_DECODED = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
 
     type: ClassVar[Literal["tool_use"]] = "tool_use"
 
@@ -193,7 +214,10 @@ class ToolResultBlock(msgspec.Struct, frozen=True, tag="tool_result", **_STRUCT_
     else:  # what msgspec decodes on the fast path; see "The runtime annotations" below
         content: str | list[_KnownBlock] = ""
     is_error: bool = False
-    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    if TYPE_CHECKING:
+        extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    else:  # never read from JSON under its internal name; see _EXTRA_WIRE_NAME
+        extra: _NEVER_DECODED = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
 
     type: ClassVar[Literal["tool_result"]] = "tool_result"
 
@@ -325,9 +349,60 @@ def tool_result_msg(blocks: Iterable[ToolResultBlock]) -> Message:
 def tool_result_block(
     tool_use_id: str, content: str | Sequence[ContentBlock], is_error: bool = False
 ) -> ToolResultBlock:
-    """The answer to the ``tool_use`` whose ``id`` is ``tool_use_id``."""
+    """The answer to the ``tool_use`` whose ``id`` is ``tool_use_id``.
+
+    Raises ``ValueError`` when ``content`` holds results nested so deeply that this one would
+    lie deeper than ``MAX_NESTING``.
+    """
     body: str | list[ContentBlock] = content if isinstance(content, str) else list(content)
+    if not isinstance(body, str) and 1 + _nesting_depth(body) > MAX_NESTING:
+        raise ValueError(f"tool_result blocks may nest at most {MAX_NESTING} deep")
     return ToolResultBlock(tool_use_id=tool_use_id, content=body, is_error=is_error)
+
+
+def _nesting_depth(blocks: Iterable[object]) -> int:
+    """How deep ``tool_result`` blocks nest in ``blocks`` (0: none), without recursion."""
+    deepest = 0
+    stack: list[tuple[Iterable[object], int]] = [(blocks, 1)]
+    while stack:
+        items, depth = stack.pop()
+        for b in items:
+            if isinstance(b, ToolResultBlock):
+                deepest = max(deepest, depth)
+                if isinstance(b.content, list) and depth <= MAX_NESTING:
+                    stack.append((b.content, depth + 1))
+    return deepest
+
+
+def _too_deep(messages: Sequence[Message]) -> str | None:
+    """The JSON path of the first ``tool_result`` nested deeper than ``MAX_NESTING``, or ``None``.
+
+    Iterative; on the fast path only results that hold results are looked into.
+    """
+    for i, m in enumerate(messages):
+        content = m.content
+        if content.__class__ is not list:
+            continue
+        for j, b in enumerate(content):
+            if b.__class__ is not ToolResultBlock:
+                continue
+            assert isinstance(b, ToolResultBlock)
+            inner = b.content
+            if inner.__class__ is not list or not any(c.__class__ is ToolResultBlock for c in inner):
+                continue
+            stack: list[tuple[Sequence[object], str, int]] = [(inner, f"$[{i}].content[{j}].content", 2)]
+            while stack:
+                items, path, depth = stack.pop()
+                for k, c in enumerate(items):
+                    if isinstance(c, ToolResultBlock):
+                        if depth > MAX_NESTING:
+                            return f"{path}[{k}]"
+                        if isinstance(c.content, list):
+                            stack.append((c.content, f"{path}[{k}].content", depth + 1))
+    return None
+
+
+_TOO_DEEP: Final = f"expected tool_result blocks nested at most {MAX_NESTING} deep"
 
 
 # ---------------------------------------------------------------------------------------
@@ -587,13 +662,18 @@ def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
         except UnicodeEncodeError as e:  # a lone surrogate cannot be UTF-8
             raise DecodeError("$", f"expected valid Unicode text ({e.reason} at {e.start})", source=source) from None
     try:
-        return _FAST_DECODER.decode(data)
+        messages: list[Message] = _FAST_DECODER.decode(data)
     except msgspec.ValidationError:
         pass  # not entirely in the fast shape (or not JSON at all): walk it
     except msgspec.DecodeError as e:
         raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
     except RecursionError:
         raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
+    else:
+        deep = _too_deep(messages)
+        if deep is not None:
+            raise DecodeError(deep, _TOO_DEEP, source=source)
+        return messages
     try:
         value = _ANY_DECODER.decode(data)
     except msgspec.DecodeError as e:
@@ -617,12 +697,12 @@ def from_api(messages: object, *, source: str | None = None) -> list[Message]:
 
 def block_from_api(block: object, *, path: str = "$") -> ContentBlock:
     """One content block from its API form (a dict or an SDK model)."""
-    return _convert_block(block, path, None)
+    return _convert_block(block, path, None, 1)
 
 
 def blocks_from_api(blocks: Iterable[object], *, path: str = "$") -> list[ContentBlock]:
     """Content blocks from their API form, e.g. ``response.content`` of the SDK."""
-    return [_convert_block(b, f"{path}[{i}]", None) for i, b in enumerate(blocks)]
+    return [_convert_block(b, f"{path}[{i}]", None, 1) for i, b in enumerate(blocks)]
 
 
 def _describe(value: object) -> str:
@@ -659,6 +739,9 @@ def _convert_messages(data: object, path: str, source: str | None) -> list[Messa
 def _convert_message(obj: object, path: str, source: str | None) -> Message:
     obj = _plain(obj)
     if isinstance(obj, Message):
+        deep = _too_deep([obj])
+        if deep is not None:
+            raise DecodeError(path + deep[len("$[0]") :], _TOO_DEEP, source=source)
         return obj
     if not isinstance(obj, Mapping):
         raise DecodeError(path, f"expected a message object, got {_describe(obj)}", source=source)
@@ -681,7 +764,7 @@ def _convert_message(obj: object, path: str, source: str | None) -> Message:
         raise DecodeError(
             f"{path}.content", f"expected a string or an array of blocks, got {_describe(content)}", source=source
         )
-    blocks = [_convert_block(b, f"{path}.content[{i}]", source) for i, b in enumerate(content)]
+    blocks = [_convert_block(b, f"{path}.content[{i}]", source, 1) for i, b in enumerate(content)]
     return Message(role=role, content=blocks)
 
 
@@ -707,8 +790,12 @@ def _string(obj: Mapping[str, Any], key: str, path: str, source: str | None, kin
     return value
 
 
-def _convert_block(obj: object, path: str, source: str | None) -> ContentBlock:
+def _convert_block(obj: object, path: str, source: str | None, depth: int) -> ContentBlock:
+    """One block at ``path``; ``depth`` is how deep a ``tool_result`` here would nest."""
     if isinstance(obj, (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, OpaqueBlock)):
+        if isinstance(obj, ToolResultBlock) and isinstance(obj.content, list):
+            if depth + _nesting_depth(obj.content) > MAX_NESTING:
+                raise DecodeError(path, _TOO_DEEP, source=source)
         return obj
     obj = _plain(obj)
     if not isinstance(obj, Mapping):
@@ -737,6 +824,8 @@ def _convert_block(obj: object, path: str, source: str | None) -> ContentBlock:
             raise DecodeError(f"{path}.input", f"expected an object, got {_describe(tool_input)}", source=source)
         return ToolUseBlock(id=block_id, name=name, input=dict(tool_input), extra=extra)
     # tool_result
+    if depth > MAX_NESTING:
+        raise DecodeError(path, _TOO_DEEP, source=source)
     tool_use_id = _string(obj, "tool_use_id", path, source, kind)
     is_error = obj.get("is_error", False)
     if not isinstance(is_error, bool):
@@ -746,7 +835,9 @@ def _convert_block(obj: object, path: str, source: str | None) -> ContentBlock:
     if isinstance(raw_content, str):
         result_content = raw_content
     elif isinstance(raw_content, (list, tuple)):
-        result_content = [_convert_block(b, f"{path}.content[{i}]", source) for i, b in enumerate(raw_content)]
+        result_content = [
+            _convert_block(b, f"{path}.content[{i}]", source, depth + 1) for i, b in enumerate(raw_content)
+        ]
     else:
         raise DecodeError(
             f"{path}.content", f"expected a string or an array of blocks, got {_describe(raw_content)}", source=source
