@@ -793,9 +793,12 @@ def _string(obj: Mapping[str, Any], key: str, path: str, source: str | None, kin
 def _convert_block(obj: object, path: str, source: str | None, depth: int) -> ContentBlock:
     """One block at ``path``; ``depth`` is how deep a ``tool_result`` here would nest."""
     if isinstance(obj, (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, OpaqueBlock)):
-        if isinstance(obj, ToolResultBlock) and isinstance(obj.content, list):
-            if depth + _nesting_depth(obj.content) > MAX_NESTING:
-                raise DecodeError(path, _TOO_DEEP, source=source)
+        if (
+            isinstance(obj, ToolResultBlock)
+            and isinstance(obj.content, list)
+            and depth + _nesting_depth(obj.content) > MAX_NESTING
+        ):
+            raise DecodeError(path, _TOO_DEEP, source=source)
         return obj
     obj = _plain(obj)
     if not isinstance(obj, Mapping):
