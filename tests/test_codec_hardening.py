@@ -8,7 +8,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -32,6 +35,7 @@ from msgmodel.core.message import (
     to_json,
     tool_result_block,
     transcript_of,
+    user_msg,
     user_text,
 )
 from msgmodel.core.protocol import validate, validate_request
@@ -201,3 +205,72 @@ def test_a_stream_flag_that_is_not_a_boolean_is_refused(value: object) -> None:
     body = {"model": "claude-sonnet-4-5", "max_tokens": 1, "messages": [{"role": "user", "content": "hi"}]}
     assert validate_request({**body, "stream": True}) == validate_request({**body, "stream": False}) == []
     assert [str(v) for v in validate_request({**body, "stream": value})] == ["stream: Input should be a valid boolean"]
+
+
+# ---- the codec near its limit: the collector is paused during a decode, and restored ----------
+
+
+def _session(n: int) -> bytes:
+    call = assistant_msg([ToolUseBlock(id="t", name="n", input={"path": ["a", "b"]})])
+    answer = user_msg([tool_result_block("t", [TextBlock("out")]), TextBlock("next")])
+    return to_json([user_text("q"), *[m for _ in range(n) for m in (call, answer)]])
+
+
+def _collections_during(fn: Callable[[], object]) -> list[int]:
+    seen: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            seen.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        fn()
+    finally:
+        gc.callbacks.remove(note)
+    return seen
+
+
+@pytest.mark.parametrize("walking", [False, True], ids=["fast", "walking"])
+def test_the_collector_does_not_run_during_a_decode(walking: bool) -> None:
+    data = _session(5_000)
+    if walking:  # an unknown kind sends the document through the walking decoder
+        data = data[:-1] + b',{"role":"user","content":[{"type":"image","source":{}}]}]'
+    assert gc.isenabled()
+    gc.collect()
+    # 10 000 tracked lists and dicts: with the collector on, several young passes would run
+    assert len(_collections_during(lambda: from_json(data))) <= 1  # the one that may follow the pause
+    assert gc.isenabled()
+
+
+def test_the_collector_is_restored_after_an_error_and_left_off_if_it_was() -> None:
+    with pytest.raises(DecodeError):
+        from_json(b'[{"role": "user", "content": [')
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        from_json(_session(10))
+        with pytest.raises(DecodeError):
+            from_json(b"[1]")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_concurrent_decodes_leave_the_collector_on() -> None:
+    data = _session(2_000)
+    errors: list[BaseException] = []
+
+    def decode() -> None:
+        try:
+            for _ in range(5):
+                from_json(data)
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=decode) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and gc.isenabled()

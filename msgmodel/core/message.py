@@ -47,8 +47,11 @@ Codec
 
 from __future__ import annotations
 
+import gc
 import html as _html
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, assert_never
 
 import msgspec
@@ -211,8 +214,8 @@ class ToolResultBlock(msgspec.Struct, frozen=True, tag="tool_result", **_STRUCT_
     tool_use_id: str
     if TYPE_CHECKING:
         content: str | list[ContentBlock] = ""
-    else:  # what msgspec decodes on the fast path; see "The runtime annotations" below
-        content: str | list[_KnownBlock] = ""
+    else:  # what msgspec decodes on the fast path: no result in a result; see "The runtime annotations"
+        content: str | list[_LeafBlock] = ""
     is_error: bool = False
     if TYPE_CHECKING:
         extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
@@ -279,11 +282,15 @@ class OpaqueBlock:
 # known kinds only: the fast decoder then accepts exactly those, and anything else falls
 # back to the walking decoder below. Type checkers see the full union. Encoding is
 # unaffected: msgspec encodes list items by their runtime class (OpaqueBlock through
-# ``_enc_hook``).
+# ``_enc_hook``). A result's content is annotated with the three other known kinds: a
+# ``tool_result`` inside a ``tool_result`` (which the live API refuses) takes the walking
+# decoder, which bounds the nesting (``MAX_NESTING``) and names the path of a block too deep, so
+# the fast path needs no check of its own.
 ContentBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | OpaqueBlock
 """Any block that may stand in ``Message.content``."""
 
 _KnownBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
+_LeafBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock
 _KNOWN_TYPES: Final[dict[str, type[_KnownBlock]]] = {
     "text": TextBlock,
     "thinking": ThinkingBlock,
@@ -377,7 +384,7 @@ def _nesting_depth(blocks: Iterable[object]) -> int:
 def _too_deep(messages: Sequence[Message]) -> str | None:
     """The JSON path of the first ``tool_result`` nested deeper than ``MAX_NESTING``, or ``None``.
 
-    Iterative; on the fast path only results that hold results are looked into.
+    Iterative; only results that hold results are looked into.
     """
     for i, m in enumerate(messages):
         content = m.content
@@ -650,6 +657,43 @@ def _enc_hook(obj: object) -> object:
 _ENCODER: Final = msgspec.json.Encoder(enc_hook=_enc_hook)
 
 
+# The cycle collector during a decode. msgspec's decoders build trees: every object they make is
+# new and referenced only by its parent, so none can be part of a reference cycle, yet the lists
+# (``content``) and dicts (``input``, ``extra``) they allocate are tracked, and a large session
+# triggers many collector passes over them (bench/RESULTS.md, "the codec near its limit"). The
+# structs themselves are ``gc=False``. So ``from_json`` decodes (the C decode, and the walk over
+# plain JSON data for documents off the fast path) with the collector paused, as
+# ``_collector_paused`` does it:
+# * it is restored even when the decode raises;
+# * a caller that has the collector disabled keeps it disabled (it is re-enabled only if it was
+#   enabled when the first concurrent decode began);
+# * concurrent decodes in several threads share one pause, counted under a lock, and the collector
+#   comes back when the last of them ends;
+# * it pauses nothing else: while it lasts, other threads' cyclic garbage waits for the next
+#   collection, which comes at the first allocation after the decode (and then also makes one
+#   young-generation pass over the decoded objects, a cost ``bench/gc_options.py`` measures).
+# Code that toggles the collector itself during a decode in another thread may see its change
+# undone at the end of the decode.
+_PAUSE_LOCK: Final = threading.Lock()
+_pause = {"depth": 0, "resume": False}
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    with _PAUSE_LOCK:
+        if _pause["depth"] == 0:
+            _pause["resume"] = gc.isenabled()
+            gc.disable()
+        _pause["depth"] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE_LOCK:
+            _pause["depth"] -= 1
+            if _pause["depth"] == 0 and _pause["resume"]:
+                gc.enable()
+
+
 def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
     """Decode a JSON array of Messages-API messages.
 
@@ -662,7 +706,8 @@ def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
         except UnicodeEncodeError as e:  # a lone surrogate cannot be UTF-8
             raise DecodeError("$", f"expected valid Unicode text ({e.reason} at {e.start})", source=source) from None
     try:
-        messages: list[Message] = _FAST_DECODER.decode(data)
+        with _collector_paused():
+            messages: list[Message] = _FAST_DECODER.decode(data)
     except msgspec.ValidationError:
         pass  # not entirely in the fast shape (or not JSON at all): walk it
     except msgspec.DecodeError as e:
@@ -670,17 +715,14 @@ def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
     except RecursionError:
         raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
     else:
-        deep = _too_deep(messages)
-        if deep is not None:
-            raise DecodeError(deep, _TOO_DEEP, source=source)
-        return messages
+        return messages  # no result holds a result on the fast path (see "The runtime annotations")
     try:
-        value = _ANY_DECODER.decode(data)
+        with _collector_paused():  # the walk too: it builds trees from plain JSON data
+            return _convert_messages(_ANY_DECODER.decode(data), "$", source)
     except msgspec.DecodeError as e:
         raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
     except RecursionError:
         raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
-    return _convert_messages(value, "$", source)
 
 
 def from_api(messages: object, *, source: str | None = None) -> list[Message]:
