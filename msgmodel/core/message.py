@@ -29,7 +29,10 @@ The model
 
     Fields the API defines beyond the core ones (``cache_control``, ``citations``,
     ``caller``, ...) are kept in ``extra`` and written back flat, so a round trip
-    through this module loses nothing.
+    through this module loses nothing: every key comes back with its value, a key that
+    happens to spell the structs' internal field name included. The one normalisation is
+    that a core field holding its default (``is_error: false``, a result's ``content: ""``,
+    ``signature: null``) is written by omission.
 
 Constructors (the only way the package builds messages)
     ``user_text``, ``assistant_msg``, ``tool_result_msg``, ``tool_result_block``.
@@ -42,7 +45,9 @@ Readers (the only way the package reads them)
 Codec
     ``from_json`` / ``to_json`` (bytes, the API's JSON shape) and ``from_api`` /
     ``to_api`` (plain dicts the official ``anthropic`` SDK accepts as ``messages=``).
-    Bad input raises ``DecodeError`` naming the JSON path and what was expected.
+    Bad input raises ``DecodeError`` naming the JSON path and what was expected, also for
+    ``tool_result`` blocks nested deeper than ``MAX_NESTING``. ``from_json`` decodes with the
+    cycle collector paused (the decoded trees hold no cycles; see ``_collector_paused``).
 """
 
 from __future__ import annotations
