@@ -31,7 +31,10 @@ The model
 
     Fields the API defines beyond the core ones (``cache_control``, ``citations``,
     ``caller``, ...) are kept in ``extra`` and written back flat, so a round trip
-    through this module loses nothing.
+    through this module loses nothing: every key comes back with its value, a key that
+    happens to spell the structs' internal field name included. The one normalisation is
+    that a core field holding its default (``is_error: false``, a result's ``content: ""``,
+    ``signature: null``) is written by omission.
 
 Constructors (six; the only way the package builds messages: ``CONSTRUCTORS``)
     ``user_text``, ``user_msg``, ``assistant_text``, ``assistant_msg``, ``tool_result_msg``,
@@ -46,20 +49,26 @@ Readers (thirteen; the only way the package reads them: ``READERS``)
 Codec
     ``from_json`` / ``to_json`` (bytes, the API's JSON shape) and ``from_api`` /
     ``to_api`` (plain dicts the official ``anthropic`` SDK accepts as ``messages=``).
-    Bad input raises ``DecodeError`` naming the JSON path and what was expected.
+    Bad input raises ``DecodeError`` naming the JSON path and what was expected, also for
+    ``tool_result`` blocks nested deeper than ``MAX_NESTING``. ``from_json`` decodes with the
+    cycle collector paused (the decoded trees hold no cycles; see ``_collector_paused``).
 """
 
 from __future__ import annotations
 
+import gc
 import html as _html
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias, assert_never
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, assert_never
 
 import msgspec
 
 __all__ = [
     "ARGS_LIMIT",
     "CONSTRUCTORS",
+    "MAX_NESTING",
     "PAIR_COLORS",
     "READERS",
     "RESULT_LIMIT",
@@ -134,10 +143,21 @@ RESULT_LIMIT: Final = 500
 """``block_to_text`` cuts a tool result's text after this many characters."""
 ELLIPSIS: Final = "…"
 
-# The name of the catch-all field inside the structs. It is never written to JSON under
-# this name (``to_json``/``to_api`` spread its keys back into the block); the fast decoder
-# would read a key of this name, so it is one no API object uses.
+MAX_NESTING: Final = 32
+"""How deep ``tool_result`` blocks may nest inside one another's ``content`` (a result in a
+message is at depth 1). The decoders and ``tool_result_block`` refuse deeper data, so every
+reader (``result_text``, ``transcript_of``, ``compact``, ``to_json``, ...) handles whatever they
+accept. The live API allows no ``tool_result`` inside a ``tool_result`` at all (depth 1); the
+limit of 32 is ours."""
+
+# The name of the catch-all field inside the structs. It is never written to JSON under this
+# name (``to_json``/``to_api`` spread its keys back into the block). At runtime the field is
+# annotated with a type no JSON value satisfies (``_NEVER_DECODED``), so the fast decoder never
+# reads a key of this name as the field: a block spelling it fails the fast path and the walking
+# decoder keeps the key as ordinary data, in ``extra``, written back verbatim. msgspec does not
+# type-check ``__init__``, so the constructors and the walking decoder still store a dict there.
 _EXTRA_WIRE_NAME: Final = "__msgmodel_extra__"
+_NEVER_DECODED: TypeAlias = Annotated[int, msgspec.Meta(ge=1, le=0)]
 
 
 class DecodeError(ValueError):
@@ -182,7 +202,10 @@ class TextBlock(msgspec.Struct, frozen=True, tag="text", **_STRUCT_OPTS):
     """Plain text, from a person or from the model: ``{"type": "text", "text": ...}``."""
 
     text: str
-    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    if TYPE_CHECKING:
+        extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    else:  # never read from JSON under its internal name; see _EXTRA_WIRE_NAME
+        extra: _NEVER_DECODED = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
     """Further API fields of this block (``cache_control``, ``citations``), kept verbatim."""
 
     type: ClassVar[Literal["text"]] = "text"
@@ -197,7 +220,10 @@ class ThinkingBlock(msgspec.Struct, frozen=True, tag="thinking", **_STRUCT_OPTS)
 
     thinking: str
     signature: str | None = None
-    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    if TYPE_CHECKING:
+        extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    else:  # never read from JSON under its internal name; see _EXTRA_WIRE_NAME
+        extra: _NEVER_DECODED = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
 
     type: ClassVar[Literal["thinking"]] = "thinking"
 
@@ -208,7 +234,10 @@ class ToolUseBlock(msgspec.Struct, frozen=True, tag="tool_use", **_STRUCT_OPTS):
     id: str
     name: str
     input: dict[str, Any]
-    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    if TYPE_CHECKING:
+        extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    else:  # never read from JSON under its internal name; see _EXTRA_WIRE_NAME
+        extra: _NEVER_DECODED = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
 
     type: ClassVar[Literal["tool_use"]] = "tool_use"
 
@@ -223,10 +252,13 @@ class ToolResultBlock(msgspec.Struct, frozen=True, tag="tool_result", **_STRUCT_
     tool_use_id: str
     if TYPE_CHECKING:
         content: str | list[ContentBlock] = ""
-    else:  # what msgspec decodes on the fast path; see "The runtime annotations" below
-        content: str | list[_KnownBlock] = ""
+    else:  # what msgspec decodes on the fast path: no result in a result; see "The runtime annotations"
+        content: str | list[_LeafBlock] = ""
     is_error: bool = False
-    extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    if TYPE_CHECKING:
+        extra: dict[str, Any] | None = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
+    else:  # never read from JSON under its internal name; see _EXTRA_WIRE_NAME
+        extra: _NEVER_DECODED = msgspec.field(default=None, name=_EXTRA_WIRE_NAME)
 
     type: ClassVar[Literal["tool_result"]] = "tool_result"
 
@@ -288,11 +320,15 @@ class OpaqueBlock:
 # known kinds only: the fast decoder then accepts exactly those, and anything else falls
 # back to the walking decoder below. Type checkers see the full union. Encoding is
 # unaffected: msgspec encodes list items by their runtime class (OpaqueBlock through
-# ``_enc_hook``).
+# ``_enc_hook``). A result's content is annotated with the three other known kinds: a
+# ``tool_result`` inside a ``tool_result`` (which the live API refuses) takes the walking
+# decoder, which bounds the nesting (``MAX_NESTING``) and names the path of a block too deep, so
+# the fast path needs no check of its own.
 ContentBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | OpaqueBlock
 """Any block that may stand in ``Message.content``."""
 
 _KnownBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
+_LeafBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock
 _KNOWN_TYPES: Final[dict[str, type[_KnownBlock]]] = {
     "text": TextBlock,
     "thinking": ThinkingBlock,
@@ -358,9 +394,60 @@ def tool_result_msg(blocks: Iterable[ToolResultBlock]) -> Message:
 def tool_result_block(
     tool_use_id: str, content: str | Sequence[ContentBlock], is_error: bool = False
 ) -> ToolResultBlock:
-    """The answer to the ``tool_use`` whose ``id`` is ``tool_use_id``."""
+    """The answer to the ``tool_use`` whose ``id`` is ``tool_use_id``.
+
+    Raises ``ValueError`` when ``content`` holds results nested so deeply that this one would
+    lie deeper than ``MAX_NESTING``.
+    """
     body: str | list[ContentBlock] = content if isinstance(content, str) else list(content)
+    if not isinstance(body, str) and 1 + _nesting_depth(body) > MAX_NESTING:
+        raise ValueError(f"tool_result blocks may nest at most {MAX_NESTING} deep")
     return ToolResultBlock(tool_use_id=tool_use_id, content=body, is_error=is_error)
+
+
+def _nesting_depth(blocks: Iterable[object]) -> int:
+    """How deep ``tool_result`` blocks nest in ``blocks`` (0: none), without recursion."""
+    deepest = 0
+    stack: list[tuple[Iterable[object], int]] = [(blocks, 1)]
+    while stack:
+        items, depth = stack.pop()
+        for b in items:
+            if isinstance(b, ToolResultBlock):
+                deepest = max(deepest, depth)
+                if isinstance(b.content, list) and depth <= MAX_NESTING:
+                    stack.append((b.content, depth + 1))
+    return deepest
+
+
+def _too_deep(messages: Sequence[Message]) -> str | None:
+    """The JSON path of the first ``tool_result`` nested deeper than ``MAX_NESTING``, or ``None``.
+
+    Iterative; only results that hold results are looked into.
+    """
+    for i, m in enumerate(messages):
+        content = m.content
+        if content.__class__ is not list:
+            continue
+        for j, b in enumerate(content):
+            if b.__class__ is not ToolResultBlock:
+                continue
+            assert isinstance(b, ToolResultBlock)
+            inner = b.content
+            if inner.__class__ is not list or not any(c.__class__ is ToolResultBlock for c in inner):
+                continue
+            stack: list[tuple[Sequence[object], str, int]] = [(inner, f"$[{i}].content[{j}].content", 2)]
+            while stack:
+                items, path, depth = stack.pop()
+                for k, c in enumerate(items):
+                    if isinstance(c, ToolResultBlock):
+                        if depth > MAX_NESTING:
+                            return f"{path}[{k}]"
+                        if isinstance(c.content, list):
+                            stack.append((c.content, f"{path}[{k}].content", depth + 1))
+    return None
+
+
+_TOO_DEEP: Final = f"expected tool_result blocks nested at most {MAX_NESTING} deep"
 
 
 # ---------------------------------------------------------------------------------------
@@ -613,6 +700,43 @@ def _enc_hook(obj: object) -> object:
 _ENCODER: Final = msgspec.json.Encoder(enc_hook=_enc_hook)
 
 
+# The cycle collector during a decode. msgspec's decoders build trees: every object they make is
+# new and referenced only by its parent, so none can be part of a reference cycle, yet the lists
+# (``content``) and dicts (``input``, ``extra``) they allocate are tracked, and a large session
+# triggers many collector passes over them (bench/RESULTS.md, "the codec near its limit"). The
+# structs themselves are ``gc=False``. So ``from_json`` decodes (the C decode, and the walk over
+# plain JSON data for documents off the fast path) with the collector paused, as
+# ``_collector_paused`` does it:
+# * it is restored even when the decode raises;
+# * a caller that has the collector disabled keeps it disabled (it is re-enabled only if it was
+#   enabled when the first concurrent decode began);
+# * concurrent decodes in several threads share one pause, counted under a lock, and the collector
+#   comes back when the last of them ends;
+# * it pauses nothing else: while it lasts, other threads' cyclic garbage waits for the next
+#   collection, which comes at the first allocation after the decode (and then also makes one
+#   young-generation pass over the decoded objects, a cost ``bench/gc_options.py`` measures).
+# Code that toggles the collector itself during a decode in another thread may see its change
+# undone at the end of the decode.
+_PAUSE_LOCK: Final = threading.Lock()
+_pause = {"depth": 0, "resume": False}
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    with _PAUSE_LOCK:
+        if _pause["depth"] == 0:
+            _pause["resume"] = gc.isenabled()
+            gc.disable()
+        _pause["depth"] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE_LOCK:
+            _pause["depth"] -= 1
+            if _pause["depth"] == 0 and _pause["resume"]:
+                gc.enable()
+
+
 def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
     """Decode a JSON array of Messages-API messages.
 
@@ -625,20 +749,23 @@ def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
         except UnicodeEncodeError as e:  # a lone surrogate cannot be UTF-8
             raise DecodeError("$", f"expected valid Unicode text ({e.reason} at {e.start})", source=source) from None
     try:
-        return _FAST_DECODER.decode(data)
+        with _collector_paused():
+            messages: list[Message] = _FAST_DECODER.decode(data)
     except msgspec.ValidationError:
         pass  # not entirely in the fast shape (or not JSON at all): walk it
     except msgspec.DecodeError as e:
         raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
     except RecursionError:
         raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
+    else:
+        return messages  # no result holds a result on the fast path (see "The runtime annotations")
     try:
-        value = _ANY_DECODER.decode(data)
+        with _collector_paused():  # the walk too: it builds trees from plain JSON data
+            return _convert_messages(_ANY_DECODER.decode(data), "$", source)
     except msgspec.DecodeError as e:
         raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
     except RecursionError:
         raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
-    return _convert_messages(value, "$", source)
 
 
 def from_api(messages: object, *, source: str | None = None) -> list[Message]:
@@ -655,12 +782,12 @@ def from_api(messages: object, *, source: str | None = None) -> list[Message]:
 
 def block_from_api(block: object, *, path: str = "$") -> ContentBlock:
     """One content block from its API form (a dict or an SDK model)."""
-    return _convert_block(block, path, None)
+    return _convert_block(block, path, None, 1)
 
 
 def blocks_from_api(blocks: Iterable[object], *, path: str = "$") -> list[ContentBlock]:
     """Content blocks from their API form, e.g. ``response.content`` of the SDK."""
-    return [_convert_block(b, f"{path}[{i}]", None) for i, b in enumerate(blocks)]
+    return [_convert_block(b, f"{path}[{i}]", None, 1) for i, b in enumerate(blocks)]
 
 
 def _describe(value: object) -> str:
@@ -697,6 +824,9 @@ def _convert_messages(data: object, path: str, source: str | None) -> list[Messa
 def _convert_message(obj: object, path: str, source: str | None) -> Message:
     obj = _plain(obj)
     if isinstance(obj, Message):
+        deep = _too_deep([obj])
+        if deep is not None:
+            raise DecodeError(path + deep[len("$[0]") :], _TOO_DEEP, source=source)
         return obj
     if not isinstance(obj, Mapping):
         raise DecodeError(path, f"expected a message object, got {_describe(obj)}", source=source)
@@ -719,7 +849,7 @@ def _convert_message(obj: object, path: str, source: str | None) -> Message:
         raise DecodeError(
             f"{path}.content", f"expected a string or an array of blocks, got {_describe(content)}", source=source
         )
-    blocks = [_convert_block(b, f"{path}.content[{i}]", source) for i, b in enumerate(content)]
+    blocks = [_convert_block(b, f"{path}.content[{i}]", source, 1) for i, b in enumerate(content)]
     return Message(role=role, content=blocks)
 
 
@@ -745,8 +875,15 @@ def _string(obj: Mapping[str, Any], key: str, path: str, source: str | None, kin
     return value
 
 
-def _convert_block(obj: object, path: str, source: str | None) -> ContentBlock:
+def _convert_block(obj: object, path: str, source: str | None, depth: int) -> ContentBlock:
+    """One block at ``path``; ``depth`` is how deep a ``tool_result`` here would nest."""
     if isinstance(obj, (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, OpaqueBlock)):
+        if (
+            isinstance(obj, ToolResultBlock)
+            and isinstance(obj.content, list)
+            and depth + _nesting_depth(obj.content) > MAX_NESTING
+        ):
+            raise DecodeError(path, _TOO_DEEP, source=source)
         return obj
     obj = _plain(obj)
     if not isinstance(obj, Mapping):
@@ -775,6 +912,8 @@ def _convert_block(obj: object, path: str, source: str | None) -> ContentBlock:
             raise DecodeError(f"{path}.input", f"expected an object, got {_describe(tool_input)}", source=source)
         return ToolUseBlock(id=block_id, name=name, input=dict(tool_input), extra=extra)
     # tool_result
+    if depth > MAX_NESTING:
+        raise DecodeError(path, _TOO_DEEP, source=source)
     tool_use_id = _string(obj, "tool_use_id", path, source, kind)
     is_error = obj.get("is_error", False)
     if not isinstance(is_error, bool):
@@ -784,7 +923,9 @@ def _convert_block(obj: object, path: str, source: str | None) -> ContentBlock:
     if isinstance(raw_content, str):
         result_content = raw_content
     elif isinstance(raw_content, (list, tuple)):
-        result_content = [_convert_block(b, f"{path}.content[{i}]", source) for i, b in enumerate(raw_content)]
+        result_content = [
+            _convert_block(b, f"{path}.content[{i}]", source, depth + 1) for i, b in enumerate(raw_content)
+        ]
     else:
         raise DecodeError(
             f"{path}.content", f"expected a string or an array of blocks, got {_describe(raw_content)}", source=source

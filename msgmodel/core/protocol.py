@@ -112,6 +112,10 @@ Other readings (no evidence either way; each is commented where it is coded)
       same message; otherwise a missing result, including a message inserted before it).
     * Extra fields are rejected (``Extra inputs are not permitted``) against the union of all fields
       the SDK knows for that block kind or role, so beta-only fields are accepted.
+    * ``is_error`` and ``stream`` must be JSON booleans (``Input should be a valid boolean``): the
+      SDK types them ``bool``, the live API refuses other values, and ``msgmodel``'s codec and
+      local server refuse them too. ``"true"``, ``1`` and the other words pydantic's lax mode
+      would accept are violations (``stream: null`` counts as not given).
 """
 
 from __future__ import annotations
@@ -124,7 +128,7 @@ from typing import Any, Final
 import msgspec
 
 from msgmodel.core import _known_blocks as _kb
-from msgmodel.core.message import Message, to_api
+from msgmodel.core.message import Message, block_to_api, to_api
 
 __all__ = [
     "KNOWN_BLOCK_TAGS",
@@ -424,7 +428,6 @@ _THINKING_TAGS: Final = frozenset({"thinking", "redacted_thinking"})
 # Blocks that carry no model output of their own; skipped when asking "what does this assistant
 # message start with" (a replayed compaction block opens a message; a fallback marks a hop).
 _MARKER_TAGS: Final = frozenset({"compaction", "fallback"})
-_LAX_TRUE_FALSE: Final = frozenset({"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"})
 _id_ok: Final = re.compile(r"[a-zA-Z0-9_-]+").fullmatch
 _MISSING: Final[Any] = object()
 _ROLES: Final = ("user", "assistant", "system")
@@ -444,15 +447,6 @@ def _text_of_value(value: object) -> str:
         return reprlib.repr(value)
     except Exception:  # a hostile __repr__ or an absurd int; the text is informative only
         return "?"
-
-
-def _is_lax_bool(value: object) -> bool:
-    """What pydantic's lax ``bool`` accepts: bools, 0/1 and the usual words."""
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, (int, float)):
-        return value in (0, 1)
-    return isinstance(value, str) and value.lower() in _LAX_TRUE_FALSE
 
 
 def _has_tool_result(message: object) -> bool:
@@ -565,7 +559,7 @@ def validate_request(body: object) -> list[Violation]:
     elif model_name is None:
         schema.append(_v("schema_type", "model", _NOT_STR))
     stream = body.get("stream", _MISSING)
-    if stream is not _MISSING and stream is not None and not _is_lax_bool(stream):
+    if stream is not _MISSING and stream is not None and not isinstance(stream, bool):
         schema.append(_v("schema_type", "stream", _NOT_BOOL))
     if thinking_error is not None:
         schema.append(thinking_error)
@@ -626,8 +620,30 @@ def _as_wire(messages: object) -> object:
     else:
         return seq
     if all(isinstance(m, Message) for m in seq):
-        return to_api(seq)
-    return [to_api([m])[0] if isinstance(m, Message) else m for m in seq]
+        try:
+            return to_api(seq)
+        except Exception:  # a mistyped Message (msgspec does not type-check __init__): convert one by one
+            pass
+    return [_message_as_wire(m) if isinstance(m, Message) else m for m in seq]
+
+
+def _message_as_wire(m: Message) -> object:
+    """One ``Message`` in its wire shape, whatever its fields hold.
+
+    msgspec does not type-check ``__init__`` (``Message(role="user", content=[1])`` and
+    ``content=None`` build), so a block that ``block_to_api`` cannot write is passed on as it is
+    and reported by the schema checks like any other value that is not a block object.
+    """
+    content: object = m.content
+    if not isinstance(content, (list, tuple)):
+        return {"role": m.role, "content": content}
+    blocks: list[object] = []
+    for b in content:
+        try:
+            blocks.append(block_to_api(b))
+        except Exception:  # not a block, or a block whose fields are mistyped
+            blocks.append(b)
+    return {"role": m.role, "content": blocks}
 
 
 _NEXT_TURN: Final = {"role": "user", "content": "(the next user turn)"}
@@ -1091,7 +1107,7 @@ def _inspect_tool_result(
         else:
             schema.append(_v("schema_type", _bp(i, j, ".tool_result.content"), _NOT_LIST))
     flag = b.get("is_error", _MISSING)
-    if flag is not _MISSING and not _is_lax_bool(flag):
+    if flag is not _MISSING and not isinstance(flag, bool):
         schema.append(_v("schema_type", _bp(i, j, ".tool_result.is_error"), _NOT_BOOL))
     # pydantic reports the declared fields first, unknown keys after them
     if not b.keys() <= _TOOL_RESULT_KEYS:
