@@ -12,6 +12,13 @@
     way Claude Code stores it, one message per block (``a:[thinking] a:[text] a:[call A]
     a:[call B]``), which the API merges back into one turn.
 
+    With ``server_tools=True`` some assistant turns also hold server-side tool blocks (a
+    ``server_tool_use`` for web search, web fetch or code execution, or an ``mcp_tool_use``),
+    placed before the client calls. Each call's result (``web_search_tool_result``,
+    ``mcp_tool_result``, ...) comes right after it in the same message, or is held back
+    and given in a later assistant turn, with user turns in between (the API only wants
+    the call *earlier in the conversation*), or never comes (a server call needs no result).
+
     The history is *request-ready*: it ends with a user message (a prompt, or results
     the model has yet to read), because ``validate`` describes today's models, which
     reject a final assistant message (prefill); that is also the moment an agent
@@ -41,6 +48,7 @@ from hypothesis import strategies as st
 from msgmodel.core.message import (
     ContentBlock,
     Message,
+    OpaqueBlock,
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
@@ -74,6 +82,22 @@ _TEXTS: Final = (
     "0",
 )
 _TOOLS: Final = ("read_file", "grep", "bash", "edit_file", "list_dir")
+_SERVER_TOOLS: Final[tuple[tuple[str, str, str, Any], ...]] = (
+    ("server_tool_use", "web_search", "web_search_tool_result", []),
+    (
+        "server_tool_use",
+        "web_fetch",
+        "web_fetch_tool_result",
+        {"type": "web_fetch_tool_error", "error_code": "url_not_accessible"},
+    ),
+    (
+        "server_tool_use",
+        "code_execution",
+        "code_execution_tool_result",
+        {"type": "code_execution_result", "stdout": "4", "stderr": "", "return_code": 0, "content": []},
+    ),
+    ("mcp_tool_use", "search_docs", "mcp_tool_result", "no match"),
+)
 
 
 class _Payloads:
@@ -94,6 +118,16 @@ class _Payloads:
         tool_input: dict[str, Any] = {"path": f"src/m{n}.py"} if n % 3 else {"command": self.text(), "n": n}
         return ToolUseBlock(id=f"toolu_{n:04d}", name=_TOOLS[n % len(_TOOLS)], input=tool_input)
 
+    def server_pair(self) -> tuple[OpaqueBlock, OpaqueBlock]:
+        """A server-side tool call and its result, of one of the kinds the API lists."""
+        n = next(self._n)
+        kind, name, result_kind, content = _SERVER_TOOLS[n % len(_SERVER_TOOLS)]
+        use: dict[str, Any] = {"type": kind, "id": f"srvtoolu_{n:04d}", "name": name, "input": {"query": self.text()}}
+        if kind == "mcp_tool_use":
+            use["server_name"] = "docs"
+        result = {"type": result_kind, "tool_use_id": use["id"], "content": content}
+        return OpaqueBlock(use), OpaqueBlock(result)
+
     def content(self, shape: int) -> str | list[ContentBlock]:
         """Shape 0: a string; 1: one text block; 2: two text blocks."""
         if shape == 0:
@@ -106,8 +140,10 @@ def _prompt(draw: _Draw, p: _Payloads) -> Message:
     return user_text(content) if isinstance(content, str) else Message(role="user", content=content)
 
 
-def _assistant_turn(draw: _Draw, p: _Payloads, calls: list[ToolUseBlock]) -> list[Message]:
-    """One assistant turn: maybe signed thinking, maybe text (always text if no call), then the calls.
+def _assistant_turn(
+    draw: _Draw, p: _Payloads, calls: list[ToolUseBlock], server: list[ContentBlock] | None = None
+) -> list[Message]:
+    """One assistant turn: maybe signed thinking, maybe text (always text if no call), server blocks, the calls.
 
     Usually one message; sometimes one message per block (Claude Code's storage).
     """
@@ -117,6 +153,7 @@ def _assistant_turn(draw: _Draw, p: _Payloads, calls: list[ToolUseBlock]) -> lis
         blocks.append(ThinkingBlock(thinking=p.text(), signature=p.signature()))
     if flags & 2 or not calls:
         blocks.append(TextBlock(p.text()))
+    blocks.extend(server or [])
     blocks.extend(calls)
     if len(blocks) > 1 and draw(st.integers(0, 4)) == 0:
         return [assistant_msg([b]) for b in blocks]
@@ -133,19 +170,46 @@ def _results(draw: _Draw, p: _Payloads, calls: list[ToolUseBlock]) -> Message:
     return Message(role="user", content=results)
 
 
+def _server_blocks(draw: _Draw, p: _Payloads, held: list[ContentBlock]) -> list[ContentBlock]:
+    """Server blocks for one assistant turn: maybe the results held back so far, then maybe a new call.
+
+    A new call is answered in place, held back (its result goes into ``held``), or never answered.
+    """
+    blocks: list[ContentBlock] = []
+    if held and draw(st.booleans()):
+        blocks.extend(held)
+        held.clear()
+    how = draw(st.integers(0, 4))  # 0, 1: no new call; 2: answered in place; 3: held back; 4: unanswered
+    if how >= 2:
+        use, result = p.server_pair()
+        blocks.append(use)
+        if how == 2:
+            blocks.append(result)
+        elif how == 3:
+            held.append(result)
+    return blocks
+
+
 @st.composite
-def valid_conversations(draw: _Draw, *, max_episodes: int = 5, max_rounds: int = 4) -> list[Message]:
+def valid_conversations(
+    draw: _Draw, *, max_episodes: int = 5, max_rounds: int = 4, server_tools: bool = False
+) -> list[Message]:
     """A history the API accepts; see the module docstring for its shape."""
     p = _Payloads()
     out: list[Message] = []
+    held: list[ContentBlock] = []  # server results not given yet
+
+    def server() -> list[ContentBlock] | None:
+        return _server_blocks(draw, p, held) if server_tools else None
+
     for _ in range(draw(st.integers(1, max_episodes))):
         out.append(_prompt(draw, p))
         for _ in range(draw(st.integers(0, max_rounds))):
             calls = [p.call() for _ in range(draw(st.integers(1, 3)))]
-            out.extend(_assistant_turn(draw, p, calls))
+            out.extend(_assistant_turn(draw, p, calls, server()))
             out.append(_results(draw, p, calls))
         if draw(st.integers(0, 3)) > 0:
-            out.extend(_assistant_turn(draw, p, []))
+            out.extend(_assistant_turn(draw, p, [], server()))
     if out[-1].role == "assistant":
         out.append(_prompt(draw, p))
     return out
@@ -255,9 +319,9 @@ def mutate(draw: _Draw, h: list[Message], kind: str) -> list[Message]:
 
 
 @st.composite
-def broken_conversations(draw: _Draw, *, max_mutations: int = 4) -> list[Message]:
+def broken_conversations(draw: _Draw, *, max_mutations: int = 4, server_tools: bool = False) -> list[Message]:
     """A valid conversation damaged by one to ``max_mutations`` mutations (never empty)."""
-    h: list[Message] = draw(valid_conversations())
+    h: list[Message] = draw(valid_conversations(server_tools=server_tools))
     applied = []
     for _ in range(draw(st.integers(1, max_mutations))):
         kind = draw(st.sampled_from(sorted(MUTATIONS)))

@@ -433,6 +433,54 @@ def test_boundary_without_logical_parent_continues_from_the_line_before_it(tmp_p
     assert whole.chain == "parent_uuid"
 
 
+def _boundary_chain(k: int) -> bytes:
+    """``k`` compaction boundaries without ``logicalParentUuid``, each followed by a prompt hanging off it."""
+    t = Transcript()
+    for i in range(k):
+        t.user(f"Q{i}")
+        t.system("compact_boundary")  # no logicalParentUuid; its parentUuid is the prompt
+    t.user("last")
+    return t.dumps().encode()
+
+
+def _lines_run_in_importer(data: bytes) -> int:
+    """How many lines of ``msgmodel/core/claude_code.py`` run while importing ``data`` with ``scope="all"``.
+
+    A count of operations, not a time: the same on a quiet and on a loaded machine.
+    """
+    import sys
+
+    from msgmodel.core import claude_code
+
+    count = 0
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def calls(frame: Any, event: str, arg: Any) -> Any:
+        return local if frame.f_code.co_filename == claude_code.__file__ else None
+
+    sys.settrace(calls)
+    try:
+        s = import_claude_code(data, scope="all")
+    finally:
+        sys.settrace(None)
+    assert len(s.messages) == data.count(b'"type":"user"') and s.chain == "parent_uuid"
+    return count
+
+
+def test_scope_all_is_linear_in_the_number_of_compaction_boundaries() -> None:
+    # Defect 14: each boundary without a logical link scanned every line before it, so a
+    # file of many boundaries took quadratic time (a 1.8 MiB one, 19 s). Doubling the
+    # boundaries must about double the work, not quadruple it.
+    small = _lines_run_in_importer(_boundary_chain(150))
+    large = _lines_run_in_importer(_boundary_chain(300))
+    assert large / small < 2.2, (small, large)
+
+
 # ---------------------------------------------------------------------------------------
 # The edge cases of the notes
 # ---------------------------------------------------------------------------------------

@@ -604,3 +604,100 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert (code, out) == (0, f"msgmodel {msgmodel.__version__}\n")
     pyproject = tomllib.loads((Path(msgmodel.__file__).parent.parent / "pyproject.toml").read_text())
     assert pyproject["project"]["version"] == msgmodel.__version__
+
+
+# ---------------------------------------------------------------------------------------
+# Hostile input (issue 11, defect 18): one valid JSON array, user errors named as such
+# ---------------------------------------------------------------------------------------
+
+TOO_DEEP = "JSON nested too deeply to check (deeper than Python's recursion limit)"
+
+
+def test_lone_surrogates_keep_the_json_output_one_valid_array(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The escape \ud800 is valid JSON; Python decodes it to a lone surrogate that UTF-8 cannot
+    # hold. The report quoted it and died half-way through the array ("internal error").
+    write(tmp_path, "lone.json", '[{"role": "user", "content": [{"type": "\\ud800x", "a": 1}]}]')
+    code, out, err = run(capsys, "check", "--json", "lone.json")
+    assert (code, err) == (1, "")
+    (finding,) = json.loads(out)
+    assert finding["rule"] == "unknown_block_type" and "'\ud800x'" in finding["message"]
+    code, out, err = run(capsys, "check", "lone.json")
+    assert (code, err) == (1, "")
+    assert "Input tag '\\ud800x' found" in out
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, "[" * 100_000 + "]" * 100_000, '{"messages": ' + "[" * 50_000])
+def test_deeply_nested_json_is_a_user_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> None:
+    write(tmp_path, "deep.json", text)
+    code, out, err = run(capsys, "check", "--json", "deep.json")
+    assert code == 2 and err == f"deep.json: {TOO_DEEP}\n"
+    assert json.loads(out) == [
+        {
+            "file": "deep.json",
+            "line": None,
+            "rule": "unreadable_input",
+            "path": "",
+            "message": TOO_DEEP,
+            "error": TOO_DEEP,
+            "hint": "",
+        }
+    ]
+
+
+def test_a_deeply_nested_jsonl_line_names_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path, "deep.jsonl", '{"role": "user", "content": "hi"}\n' + "[" * 100_000 + "\n")
+    code, _, err = run(capsys, "check", "deep.jsonl")
+    assert code == 2 and err == f"deep.jsonl:2: line is not JSON ({TOO_DEEP})\n"
+
+
+def test_a_recursion_error_while_checking_is_the_inputs_depth_not_an_internal_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import msgmodel.core.protocol
+
+    def too_deep(messages: object, **kw: Any) -> Any:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(msgmodel.core.protocol, "validate", too_deep)
+    tmp_path.joinpath("ok.json").write_bytes(to_json(history()))
+    code, out, err = run(capsys, "check", "ok.json")
+    assert (code, out) == (2, "")
+    assert err == "ok.json: nested too deeply to check (deeper than Python's recursion limit)\n"
+
+
+@pytest.mark.parametrize(
+    ("port", "why"),
+    [
+        ("70000", "port 70000 is out of range (expected 0..65535; 0 picks a free one)"),
+        ("65536", "port 65536 is out of range"),
+        ("-1", "not a port number: '-1'"),
+        ("1_0", "not a port number: '1_0'"),
+        ("http", "not a port number: 'http'"),
+    ],
+)
+def test_serve_port_out_of_range_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, port: str, why: str
+) -> None:
+    # It was "internal error: OverflowError: bind(): port must be 0-65535" (after trying to bind),
+    # and "1_0" served on port 10. The server must never be started here.
+    import msgmodel.api.server
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("serve() was called for a bad --port")
+
+    monkeypatch.setattr(msgmodel.api.server, "serve", never)
+    code, out, err = run(capsys, "serve", "--port", port)
+    assert (code, out) == (2, "")
+    assert f"python -m msgmodel serve: error: argument --port: {why}" in err
+    assert "internal error" not in err
+
+
+def test_subprocess_json_output_with_lone_surrogates_is_valid(tmp_path: Path) -> None:
+    write(
+        tmp_path, "lone.jsonl", '{"role": "user", "content": "a"}\n{"role": "user", "content": [{"type": "\\udc80"}]}\n'
+    )
+    done = _command("check", "--json", "lone.jsonl", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, "")
+    assert [(f["line"], f["rule"]) for f in json.loads(done.stdout)] == [(2, "unknown_block_type")]

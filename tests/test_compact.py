@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -29,6 +29,7 @@ from msgmodel.core.message import (
     ThinkingBlock,
     ToolUseBlock,
     assistant_msg,
+    from_api,
     is_clean_user_start,
     to_api,
     tool_result_block,
@@ -213,6 +214,41 @@ def test_an_empty_summary_is_refused() -> None:
 def test_a_summarizer_returning_no_string_is_refused() -> None:
     with pytest.raises(CompactionError, match="expected a string"):
         compact(TWO_EPISODES, keep_recent=2, summarize=lambda t: None)  # type: ignore[arg-type,return-value]
+
+
+@pytest.mark.parametrize(
+    ("keep_recent", "why"),
+    [
+        (float("nan"), "got nan of type float"),
+        (2.0, "got 2.0 of type float"),
+        (True, "got True of type bool"),
+        ("3", "got '3' of type str"),
+        (None, "got None of type NoneType"),
+    ],
+)
+def test_a_keep_recent_that_is_not_a_whole_number_is_refused(keep_recent: object, why: str) -> None:
+    # Defect 13: nan was a silent no-op and 2.0 a bare TypeError from range().
+    with pytest.raises(CompactionError, match=f"keep_recent must be a whole number.*{why}"):
+        compact(TWO_EPISODES, keep_recent=keep_recent, summarize=Spy())  # type: ignore[arg-type]
+    with pytest.raises(CompactionError, match=f"keep_recent must be a whole number.*{why}"):
+        plan_compaction(TWO_EPISODES, keep_recent=keep_recent)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [[1], [{"type": 5}], [{"type": "text"}], [{"type": "tool_use", "id": "x"}], ["text"]],
+)
+def test_a_client_answering_junk_blocks_is_a_compaction_error(content: list[Any]) -> None:
+    # Defect 13: the codec's DecodeError leaked out of compact().
+    class Junk:
+        def create(self, **kwargs: Any) -> FakeResponse:
+            return FakeResponse(content=content)
+
+    class Client:
+        messages = Junk()
+
+    with pytest.raises(CompactionError, match=r"not a list of content blocks: .*response\.content\[0\]"):
+        compact(TWO_EPISODES, keep_recent=2, summarize=Client())
 
 
 def test_a_summarizer_of_the_wrong_kind_is_a_type_error() -> None:
@@ -523,3 +559,67 @@ def test_repair_notes_are_readable() -> None:
     _, notes = repair([user_text("Go."), assistant_msg([call("toolu_9")])])
     assert str(notes[0]) == notes[0].text
     assert "toolu_9" in notes[0].text and INTERRUPTED_RESULT in notes[0].text
+
+
+# ---------------------------------------------------------------------------------------
+# Server tools (defect 12): a server result needs its call earlier in the conversation
+# ---------------------------------------------------------------------------------------
+
+SEARCH_USE: Final = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}}
+SEARCH_RESULT: Final = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+MCP_USE: Final = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "docs", "server_name": "d", "input": {}}
+MCP_RESULT: Final = {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "content": "no match"}
+
+
+def _server_history(use: dict[str, Any], result: dict[str, Any]) -> list[Message]:
+    """A server call, a user turn, then its result: valid (the call is earlier in the conversation)."""
+    return from_api(
+        [
+            {"role": "user", "content": "search please"},
+            {"role": "assistant", "content": [{"type": "text", "text": "Searching."}, use]},
+            {"role": "user", "content": "go on"},
+            {"role": "assistant", "content": [result, {"type": "text", "text": "Found."}]},
+            {"role": "user", "content": "thanks"},
+        ]
+    )
+
+
+@pytest.mark.parametrize(("use", "result"), [(SEARCH_USE, SEARCH_RESULT), (MCP_USE, MCP_RESULT)])
+def test_compact_never_cuts_a_server_result_from_its_call(use: dict[str, Any], result: dict[str, Any]) -> None:
+    h = _server_history(use, result)
+    assert validate(h) == []
+    # The clean user start at 2 would leave the result at 3 without its call at 1.
+    assert plan_compaction(h, keep_recent=2).kept_from == 0
+    assert compact(h, keep_recent=2, summarize=Spy()) == h
+    # A cut after the result is fine.
+    assert plan_compaction(h, keep_recent=1).kept_from == 4
+    for k in range(len(h) + 1):
+        assert validate(compact(h, keep_recent=k, summarize=Spy())) == []
+
+
+@pytest.mark.parametrize(("use", "result"), [(SEARCH_USE, SEARCH_RESULT), (MCP_USE, MCP_RESULT)])
+def test_repair_drops_a_server_result_whose_call_was_cut_away(use: dict[str, Any], result: dict[str, Any]) -> None:
+    h = _server_history(use, result)
+    cut = h[2:]  # what the old compact() kept
+    assert [v.rule for v in validate(cut)] == ["orphan_tool_result"]
+    fixed, notes = repair(cut)
+    assert validate(fixed) == []
+    assert [(n.kind, n.index, n.ids) for n in notes] == [("dropped_orphan_server_result", 1, (result["tool_use_id"],))]
+    assert fixed == [cut[0], assistant_msg([TextBlock("Found.")]), cut[2]]
+    assert repair(fixed) == (fixed, [])
+
+
+def test_repair_drops_a_message_left_empty_by_an_orphan_server_result() -> None:
+    h = [user_text("hi"), *from_api([{"role": "assistant", "content": [SEARCH_RESULT]}]), user_text("and?")]
+    fixed, notes = repair(h)
+    assert [n.kind for n in notes] == ["dropped_orphan_server_result", "dropped_empty_message"]
+    assert fixed == [user_text("hi"), user_text("and?")]
+
+
+def test_repair_keeps_a_server_result_after_its_call_in_the_same_message() -> None:
+    h = [user_text("hi"), *from_api([{"role": "assistant", "content": [SEARCH_USE, SEARCH_RESULT]}]), user_text("ok")]
+    assert validate(h) == [] and repair(h) == (h, [])
+    swapped = [h[0], *from_api([{"role": "assistant", "content": [SEARCH_RESULT, SEARCH_USE]}]), h[2]]
+    assert validate(swapped) != []
+    fixed, notes = repair(swapped)
+    assert validate(fixed) == [] and [n.kind for n in notes] == ["dropped_orphan_server_result"]

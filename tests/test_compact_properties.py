@@ -35,6 +35,7 @@ from msgmodel.core.message import (
     assistant_msg,
     blocks_of,
     is_clean_user_start,
+    server_tool_link,
     tool_results_of,
     tool_uses_of,
     transcript_of,
@@ -127,8 +128,51 @@ def test_compact_keeps_valid_histories_valid_for_every_keep_recent(
     assert checked >= PAIRS_WANTED
 
 
+def _acceptable_cuts(h: list[Message]) -> set[int]:
+    """Every cut the oracle accepts: a clean user start whose suffix, after a summary, ``validate`` accepts."""
+    summary = summary_message("S.")
+    return {i for i in range(1, len(h)) if is_clean_user_start(h[i]) and validate([summary, *h[i:]]) == []}
+
+
+def test_compact_keeps_histories_with_server_tools_valid(record_property: Callable[[str, object], None]) -> None:
+    """Valid in, valid out, for server pairs too: a ``web_search_tool_result`` (or any server result)
+    whose ``server_tool_use`` sits before a user turn is never cut from it, and the cut is the
+    latest one the oracle accepts, no earlier."""
+    checked = 0
+    held_back = 0
+
+    @settings(max_examples=300)
+    @given(valid_conversations(server_tools=True))
+    def run(h: list[Message]) -> None:
+        nonlocal checked, held_back
+        assert validate(h) == [], "the strategy made an invalid history"
+        n = len(h)
+        accepted = _acceptable_cuts(h)
+        held_back += any(is_clean_user_start(h[i]) and i not in accepted for i in range(1, n))
+        for k in range(n + 2):
+            out = compact(h, keep_recent=k, summarize=lambda t: "S.")
+            assert validate(out) == [], (k, out)
+            plan = plan_compaction(h, keep_recent=k)
+            if k == 0:
+                assert plan.kept_from == n
+            elif k >= n:
+                assert plan.kept_from == 0
+            else:
+                assert plan.kept_from == max((i for i in accepted if i <= n - k), default=0)
+            checked += 1
+
+    run()
+    print(
+        f"\ncompact with server tools: {checked} pairs checked; "
+        f"{held_back} histories had a clean start it must not cut at"
+    )
+    record_property("server_pairs_checked", checked)
+    assert held_back > 0  # the strategy does make the case of defect 12
+
+
 def _without_tool_uses(m: Message) -> list[object]:
-    return [b for b in blocks_of(m) if not isinstance(b, ToolUseBlock)]
+    """The blocks repair never edits: all but client tool calls and server results (it may drop both)."""
+    return [b for b in blocks_of(m) if not isinstance(b, ToolUseBlock) and server_tool_link(b) is None]
 
 
 def test_repair_makes_broken_histories_valid(record_property: Callable[[str, object], None]) -> None:
@@ -137,7 +181,7 @@ def test_repair_makes_broken_histories_valid(record_property: Callable[[str, obj
     kinds_seen: set[str] = set()
 
     @settings(max_examples=600)
-    @given(broken_conversations())
+    @given(broken_conversations(server_tools=True))
     def run(h: list[Message]) -> None:
         nonlocal repaired, rejected_before
         fixed, notes = repair(h)
@@ -175,7 +219,7 @@ def test_repair_makes_broken_histories_valid(record_property: Callable[[str, obj
 
 
 @settings(max_examples=300)
-@given(valid_conversations())
+@given(valid_conversations(server_tools=True))
 def test_repair_is_the_identity_on_valid_histories(h: list[Message]) -> None:
     assert repair(h) == (h, [])
 

@@ -38,6 +38,7 @@ from msgmodel.core.message import (
     is_clean_user_start,
     is_tool_result_message,
     message_to_text,
+    server_tool_link,
     text_of,
     to_api,
     to_json,
@@ -142,6 +143,21 @@ def test_tool_uses_of_and_tool_results_of_keep_order() -> None:
     assert [b.tool_use_id for b in tool_results_of(r)] == ["b", "a"]
     assert tool_results_of(user_text("x")) == []
     assert tool_results_of(m) == []
+
+
+def test_server_tool_link_reads_every_server_pair_kind() -> None:
+    from msgmodel.core import _known_blocks
+
+    for kind in _known_blocks.SERVER_TOOL_USE_TAGS:
+        assert server_tool_link(OpaqueBlock({"type": kind, "id": "s1", "name": "n", "input": {}})) == ("use", "s1")
+    for kind in _known_blocks.SERVER_TOOL_RESULT_TAGS:
+        assert server_tool_link(OpaqueBlock({"type": kind, "tool_use_id": "s1", "content": []})) == ("result", "s1")
+    # Client tool blocks, other kinds, and server blocks without a string id link nothing.
+    assert server_tool_link(call(1)) is None
+    assert server_tool_link(tool_result_block("toolu_01", "x")) is None
+    assert server_tool_link(IMAGE) is None
+    assert server_tool_link(OpaqueBlock({"type": "server_tool_use", "id": 7})) is None
+    assert server_tool_link(OpaqueBlock({"type": "web_search_tool_result"})) is None
 
 
 def test_is_tool_result_message() -> None:

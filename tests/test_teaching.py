@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+import pytest
+
 from msgmodel.course.teaching import side_by_side, type_check
 
 
@@ -41,3 +48,62 @@ def test_type_check_passes_correct_code_and_checks_several_modules() -> None:
         'variable has type "str")  [assignment]'
     )
     assert type_check("from msgmodel import user_text\nm = user_text('hi')\n").clean
+
+
+# ---------------------------------------------------------------------------------------
+# The scratch folder (issue 11, defect 19)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["../evil", "a/b", "a.b", "", "class", "ünï", "x\x00", "/tmp/x"])
+def test_type_check_refuses_module_names_that_are_not_identifiers(name: str) -> None:
+    # "../evil" wrote evil.py outside the run folder.
+    with pytest.raises(ValueError, match="not a plain Python identifier"):
+        type_check({name: "X = 1\n"})
+
+
+def test_type_check_runs_in_a_fresh_private_folder_it_removes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mypy.api
+
+    real = mypy.api.run
+    seen: list[tuple[Path, int, list[str]]] = []
+
+    def spy(args: list[str]) -> tuple[str, str, int]:
+        here = Path.cwd()
+        seen.append((here, stat.S_IMODE(here.stat().st_mode), sorted(p.name for p in here.iterdir())))
+        return real(args)
+
+    monkeypatch.setattr(mypy.api, "run", spy)
+    assert type_check("X: int = 1\n").clean
+    assert type_check("Y: int = 2\n").clean
+    (first, mode, files), (second, _, _) = seen
+    assert mode == 0o700 and files == ["mypy.ini", "snippet.py"]
+    assert first != second and first.parent == Path(tempfile.gettempdir())
+    assert not first.exists() and not second.exists()
+
+
+def test_type_check_follows_no_link_planted_at_the_old_predictable_path(tmp_path: Path) -> None:
+    # Another user of the machine could create /tmp/msgmodel-type-check-<uid>/run<pid>-<n> as a
+    # link to the victim's folder: type_check wrote its files there, then deleted every file in it.
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep me")
+    scratch = Path(tempfile.gettempdir()) / f"msgmodel-type-check-{os.getuid()}"
+    made_scratch = not scratch.exists()
+    scratch.mkdir(exist_ok=True)
+    links = [scratch / f"run{os.getpid()}-{n}" for n in range(1, 300)]
+    planted = []
+    try:
+        for link in links:
+            if not link.exists() and not link.is_symlink():
+                link.symlink_to(victim, target_is_directory=True)
+                planted.append(link)
+        report = type_check("X: int = 1\n")
+    finally:
+        for link in planted:
+            link.unlink()
+        if made_scratch:
+            scratch.rmdir()
+    assert report.clean
+    assert sorted(p.name for p in victim.iterdir()) == ["precious.txt"]
+    assert (victim / "precious.txt").read_text() == "keep me"

@@ -643,10 +643,23 @@ SERVE_HELP: Final = "serve the local Messages API over HTTP (loopback only)"
 """The ``serve`` subcommand's one-line help, for ``msgmodel.core.cli.SUBCOMMANDS``."""
 
 
+def _port_number(text: str) -> int:
+    """``--port``'s type: a whole number 0..65535 (argparse reports anything else as a usage error)."""
+    if not (text.isascii() and text.isdigit()):  # int() would also take "1_0", "+5", " 7 "
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r} (expected a whole number 0..65535)")
+    port = int(text)
+    if port > 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is out of range (expected 0..65535; 0 picks a free one)")
+    return port
+
+
 def configure_serve(parser: argparse.ArgumentParser) -> None:
     """The ``serve`` subcommand's arguments: ``--port`` and ``--host`` (loopback only)."""
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)"
+        "--port",
+        type=_port_number,
+        default=DEFAULT_PORT,
+        help=f"TCP port 0..65535 (default {DEFAULT_PORT}; 0 picks a free one)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="a loopback address: 127.0.0.1 (default), ::1 or localhost")
 
@@ -655,7 +668,7 @@ def run_serve(args: argparse.Namespace) -> int:
     """Run ``serve`` for parsed arguments; 0 after Ctrl-C, 2 for a non-loopback host or a busy port."""
     try:
         serve(args.port, host=args.host)
-    except ValueError as e:
+    except (ValueError, OverflowError) as e:  # OverflowError: a port out of range given past configure_serve
         print(f"msgmodel serve: {e}", file=sys.stderr)
         return 2
     except OSError as e:

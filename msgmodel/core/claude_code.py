@@ -67,6 +67,7 @@ Code session at all (empty, not JSON lines, a msgmodel session, ...).
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -352,8 +353,16 @@ class _Walk(NamedTuple):
     stop: _Line | None  # the compact_boundary where a "context" walk stopped
 
 
+def _line_no(r: _Line) -> int:
+    return r.no
+
+
 def _walk(leaf: _Line, by_uuid: Mapping[str, _Line], conv: list[_Line], scope: Scope) -> _Walk | None:
-    """Follow ``parentUuid`` from the leaf to the root; None if the chain cannot be followed."""
+    """Follow ``parentUuid`` from the leaf to the root; None if the chain cannot be followed.
+
+    ``conv`` is the conversation lines in file order. Linear in the chain's length: each
+    line is visited once, and a boundary without a logical link is resolved by a binary search.
+    """
     chain: list[_Line] = []
     seen: set[int] = set()
     node: _Line | None = leaf
@@ -368,8 +377,9 @@ def _walk(leaf: _Line, by_uuid: Mapping[str, _Line], conv: list[_Line], scope: S
             logical = node.obj.get("logicalParentUuid")
             nxt = by_uuid.get(logical) if isinstance(logical, str) else None
             if nxt is None:  # no logical link: the pre-compaction leaf is the last conversation line before it
-                before = [c for c in conv if c.no < node.no]
-                nxt = before[-1] if before else None
+                # ``conv`` is in file order: a binary search keeps a file of many boundaries linear.
+                at = bisect.bisect_left(conv, node.no, key=_line_no)
+                nxt = conv[at - 1] if at else None
             node = nxt
             continue
         parent = node.obj.get("parentUuid")

@@ -21,8 +21,11 @@ reading conversation files, telling their format from their content, and printin
     or ``FILE: ok (N messages)``. ``--json`` prints one JSON array instead, an object per
     problem: ``file``, ``line`` (JSONL only, else null), ``rule``, ``path``, ``message`` (the
     text after the path), ``error`` (the API's full error text) and ``hint``. A file that
-    cannot be read is reported on stderr in one line (and in the ``--json`` array with rule
-    ``unreadable_input``).
+    cannot be read (missing, not UTF-8, not JSON, nested deeper than the JSON reader can
+    follow) is the user's problem, and is reported as such on stderr in one line (and in the
+    ``--json`` array with rule ``unreadable_input``); ``internal error`` is kept for bugs in
+    msgmodel. Lone surrogates (the JSON escape ``"\\ud800"`` decodes to one) are printed as
+    the escape ``\\ud800``, so the output is always UTF-8 and ``--json`` always one valid array.
 
     Exit status: 0 every file clean, 1 some file breaks a rule, 2 some file could not be read
     or checked (the worst over all files wins).
@@ -97,14 +100,38 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_TOO_DEEP: Final = "JSON nested too deeply to check (deeper than Python's recursion limit)"
+
+
 def _parse_json(text: str) -> object:
-    """Strict JSON (``NaN``/``Infinity`` rejected, as the API rejects them)."""
-    return json.loads(text, parse_constant=_reject_constant)
+    """Strict JSON (``NaN``/``Infinity`` rejected, as the API rejects them); too deep a document is a ``ValueError``."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError(_TOO_DEEP) from None
 
 
 def _line_json_error(e: ValueError) -> str:
     """Why one line is not JSON; the column only (the line is named beside the file)."""
     return f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError) else str(e)
+
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as ``\\udXXX``, so that it can be encoded as UTF-8.
+
+    JSON may escape lone surrogates (``"\\ud800"``) and Python decodes them into strings
+    no UTF-8 stream can hold; file names that are not UTF-8 arrive the same way. In JSON
+    output the escape is the JSON escape of the same character, so the text round-trips.
+    """
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+def _say(text: object, *, err: bool = False) -> None:
+    """Print one line of the report (stderr if ``err``), lone surrogates escaped."""
+    print(_escape_surrogates(str(text)), file=sys.stderr if err else sys.stdout)
 
 
 @dataclass
@@ -310,7 +337,7 @@ def load_input(name: str) -> Document:
     if len(probe.lines) > 1 and not isinstance(first, _NotJSON):
         where = f"{shown}:{probe.lines[0][0]}"
         raise InputError(where, f"{_WHAT_WE_READ}; got JSONL whose first line is {_describe_json(first, '`role`')}")
-    raise InputError(shown, f"not JSON ({doc.reason})")
+    raise InputError(shown, doc.reason if doc.reason == _TOO_DEEP else f"not JSON ({doc.reason})")
 
 
 def _describe_json(doc: object, missing: str) -> str:
@@ -424,30 +451,38 @@ def _check_one(name: str, args: argparse.Namespace, report: _Report) -> None:
         doc = load_input(name)
         violations = _violations(doc, args)
     except InputError as e:
-        report.findings.append(_Finding(e.where, "unreadable_input", "", e.reason, e.reason, ""))
-        report.worsen(EXIT_UNREADABLE)
-        print(e, file=sys.stderr)
+        _unreadable(report, e)
+        return
+    except RecursionError:  # the input, not msgmodel: data nested deeper than a reader can follow
+        _unreadable(report, InputError(shown, "nested too deeply to check (deeper than Python's recursion limit)"))
         return
     except Exception as e:  # a bug in msgmodel: one line, and carry on with the other files
         reason = f"internal error while checking: {type(e).__name__}: {e}"
         report.findings.append(_Finding(shown, "internal_error", "", reason, reason, ""))
         report.worsen(EXIT_UNREADABLE)
-        print(f"{shown}: {reason}", file=sys.stderr)
+        _say(f"{shown}: {reason}", err=True)
         return
     if not violations:
         if not args.json:
             n = doc.message_count
             note = f"; {doc.note}" if doc.note else ""
-            print(f"{shown}: ok ({n} message{'' if n == 1 else 's'}{note})")
+            _say(f"{shown}: ok ({n} message{'' if n == 1 else 's'}{note})")
         return
     report.worsen(EXIT_VIOLATIONS)
     for v in violations:
         finding = _Finding(shown, v.rule, v.path, v.message, str(v), v.hint, line=_line_of(v, doc))
         report.findings.append(finding)
         if not args.json:
-            print(f"{finding.where}: {finding.error}")
+            _say(f"{finding.where}: {finding.error}")
             if finding.hint:
-                print(f"  hint: {finding.hint}")
+                _say(f"  hint: {finding.hint}")
+
+
+def _unreadable(report: _Report, e: InputError) -> None:
+    """A file that is the user's problem (unreadable, not JSON, too deep): named as such, never "internal"."""
+    report.findings.append(_Finding(e.where, "unreadable_input", "", e.reason, e.reason, ""))
+    report.worsen(EXIT_UNREADABLE)
+    _say(e, err=True)
 
 
 def _configure_check(parser: argparse.ArgumentParser) -> None:
@@ -487,8 +522,9 @@ def _run_check(args: argparse.Namespace) -> int:
     for name in args.files:
         _check_one(name, args, report)
     if args.json:
-        json.dump([f.as_json() for f in report.findings], sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        # Built whole, then written: the output is one JSON array or nothing, never half of one.
+        text = json.dumps([f.as_json() for f in report.findings], ensure_ascii=False, indent=2)
+        sys.stdout.write(_escape_surrogates(text) + "\n")
     return report.status
 
 
@@ -551,7 +587,7 @@ def main(argv: list[str] | None = None, *, commands: Mapping[str, Subcommand] | 
         _silence_stdout()
         return EXIT_UNREADABLE
     except Exception as e:  # never a traceback: one line naming the failure
-        print(f"{parser.prog} {command}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        _say(f"{parser.prog} {command}: internal error: {type(e).__name__}: {e}", err=True)
         return EXIT_UNREADABLE
 
 

@@ -25,7 +25,15 @@ The window (the step-29 fix)
     (its results would have to be in the clean start). Thinking lives inside the
     assistant message whose ``tool_use`` it precedes, and a cut falls only *between*
     messages, so thinking never loses its tool call and a signed turn is never split or
-    merged. Hence: if ``validate(h) == []`` then ``validate(compact(h, ...)) == []``;
+    merged.
+
+    Server tools pair differently: a server result (``web_search_tool_result``,
+    ``mcp_tool_result``, ...) needs its ``server_tool_use``/``mcp_tool_use`` anywhere
+    *earlier* in the conversation, possibly with user turns in between. So a cut is clean
+    only if, in addition, no server result in the window answers a server call before the
+    cut (``server_tool_link`` reads the ids; one backward pass computes, for every
+    position, the earliest call the rest of the history still needs).
+    Hence: if ``validate(h) == []`` then ``validate(compact(h, ...)) == []``;
     ``tests/test_compact_properties.py`` checks this for every ``keep_recent`` of every
     generated history.
 
@@ -34,11 +42,12 @@ The window (the step-29 fix)
     * ``keep_recent == 0``: the window is empty and everything is summarized.
     * ``keep_recent >= len(messages)``: nothing is summarized; the history comes back
       unchanged (``summarize`` is not called).
-    * no clean user start in ``messages[1 : len(messages) - keep_recent + 1]`` (one long
-      tool loop since the first prompt, say): no cut can keep ``keep_recent`` messages
-      without splitting a tool pair, so nothing is summarized and the history comes back
-      unchanged. ``Compaction.summarized`` is then ``False``; a caller that must shrink
-      the history can ask again with a smaller ``keep_recent`` (``0`` always cuts).
+    * no clean cut in ``messages[1 : len(messages) - keep_recent + 1]`` (one long
+      tool loop since the first prompt, or a server call whose result comes much later):
+      no cut can keep ``keep_recent`` messages without splitting a tool pair, so nothing
+      is summarized and the history comes back unchanged. ``Compaction.summarized`` is
+      then ``False``; a caller that must shrink the history can ask again with a smaller
+      ``keep_recent`` (``0`` always cuts).
 
 The summary (the step-30 fix)
     The replaced prefix is rendered with ``transcript_of`` (tool calls as
@@ -83,6 +92,9 @@ The repair, exactly
       ``tool_result_block(id, INTERRUPTED_RESULT, is_error=True)``
       (``answered_dangling_call``), also a call in the final message, which is what a
       crash between a call and its result leaves behind;
+    * a server result (``web_search_tool_result``, ``mcp_tool_result``, ...) with no
+      ``server_tool_use``/``mcp_tool_use`` of its id earlier in the history is dropped
+      (``dropped_orphan_server_result``): nothing can answer for a call that was cut away;
     * a message left empty by the above is dropped (``dropped_empty_message``).
 
     Results are never moved down past an assistant message, assistant messages are never
@@ -107,6 +119,7 @@ import msgspec
 
 from msgmodel.core.message import (
     ContentBlock,
+    DecodeError,
     Message,
     ToolResultBlock,
     assistant_msg,
@@ -114,6 +127,7 @@ from msgmodel.core.message import (
     blocks_of,
     is_clean_user_start,
     is_plain_text,
+    server_tool_link,
     text_of,
     to_api,
     tool_result_block,
@@ -175,7 +189,7 @@ _EMPTY_TRANSCRIPT_SUMMARY: Final = "(The earlier part of the conversation held n
 
 
 class CompactionError(ValueError):
-    """A compaction that cannot be carried out: a negative ``keep_recent`` or an empty summary."""
+    """A compaction that cannot be carried out: a bad ``keep_recent``, or a summarizer that gives no usable summary."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -221,7 +235,13 @@ def summarizer_from_client(
             raise CompactionError(
                 f"the summarizer's response has no list of content blocks (got {type(response).__name__})"
             )
-        return text_of(assistant_msg(blocks_from_api(content, path="response.content")))
+        try:
+            blocks = blocks_from_api(content, path="response.content")
+        except DecodeError as e:
+            raise CompactionError(f"the summarizer's response is not a list of content blocks: {e}") from e
+        except RecursionError:
+            raise CompactionError("the summarizer's response.content is nested too deeply to read") from None
+        return text_of(assistant_msg(blocks))
 
     return summarize
 
@@ -320,18 +340,55 @@ def plan_compaction(messages: Sequence[Message], *, keep_recent: int) -> Compact
 
     See the module docstring for the rule and its edge cases. Pure: nothing is summarized.
     """
-    if keep_recent < 0:
-        raise CompactionError(f"keep_recent must be >= 0, got {keep_recent}")
+    _check_keep_recent(keep_recent)
     total = len(messages)
     kept_from = 0
     if keep_recent == 0:
         kept_from = total
     elif keep_recent < total:
+        needed = _server_calls_needed(messages)
         for i in range(total - keep_recent, 0, -1):
-            if is_clean_user_start(messages[i]):
+            if is_clean_user_start(messages[i]) and needed[i] >= i:
                 kept_from = i
                 break
     return CompactionPlan(kept_from=kept_from, total=total, keep_recent=keep_recent)
+
+
+def _check_keep_recent(keep_recent: object) -> None:
+    """``keep_recent`` must be a whole number >= 0 (a ``bool`` or a float such as ``2.0`` or NaN is refused)."""
+    if isinstance(keep_recent, bool) or not isinstance(keep_recent, int):
+        raise CompactionError(
+            f"keep_recent must be a whole number of messages (an int >= 0), got {keep_recent!r} "
+            f"of type {type(keep_recent).__name__}"
+        )
+    if keep_recent < 0:
+        raise CompactionError(f"keep_recent must be >= 0, got {keep_recent}")
+
+
+def _server_calls_needed(messages: Sequence[Message]) -> list[int]:
+    """``needed[i]``: the index of the earliest message holding a server tool call that a server
+    result in ``messages[i:]`` answers (``len(messages)`` if none does).
+
+    A cut before ``i`` keeps every server pair whole exactly when ``needed[i] >= i``. A
+    result answers the latest call of its id before it, as the API reads it; a result
+    whose call comes nowhere before it is already an orphan and constrains nothing.
+    """
+    n = len(messages)
+    needed = [n] * (n + 1)
+    latest_call: dict[str, int] = {}
+    for k, m in enumerate(messages):
+        for b in blocks_of(m):
+            link = server_tool_link(b)
+            if link is None:
+                continue
+            side, sid = link
+            if side == "use":
+                latest_call[sid] = k
+            elif (at := latest_call.get(sid)) is not None and at < needed[k]:
+                needed[k] = at
+    for k in range(n - 1, -1, -1):
+        needed[k] = min(needed[k], needed[k + 1])
+    return needed
 
 
 def compact_with_provenance(messages: Sequence[Message], *, keep_recent: int, summarize: Summarizer) -> Compaction:
@@ -395,6 +452,7 @@ RepairKind: TypeAlias = Literal[
     "moved_results_first",
     "split_assistant_turn",
     "answered_dangling_call",
+    "dropped_orphan_server_result",
 ]
 """The stable names of the changes ``repair`` can make."""
 
@@ -457,9 +515,39 @@ class _Repairer:
     def __init__(self) -> None:
         self.notes: list[RepairNote] = []
         self.seen_use_ids: set[str] = set()
+        self.seen_server_ids: set[str] = set()
 
     def note(self, kind: RepairKind, index: int, ids: Sequence[str], text: str) -> None:
         self.notes.append(RepairNote(kind=kind, index=index, ids=tuple(ids), text=text))
+
+    def without_orphan_server_results(self, index: int, m: Message) -> Message:
+        """The message without server results whose server call is nowhere before them (a message may be left empty).
+
+        Reads and records the server calls too, in conversation order, as ``validate`` does.
+        """
+        blocks = blocks_of(m)
+        kept: list[ContentBlock] = []
+        dropped: list[str] = []
+        for b in blocks:
+            link = server_tool_link(b)
+            if link is not None:
+                side, sid = link
+                if side == "use":
+                    self.seen_server_ids.add(sid)
+                elif sid not in self.seen_server_ids:
+                    dropped.append(sid)
+                    continue
+            kept.append(b)
+        if not dropped:
+            return m
+        self.note(
+            "dropped_orphan_server_result",
+            index,
+            dropped,
+            f"message {index}: dropped the server result(s) for {_ids(dropped)}: "
+            "no server tool call with that id precedes them",
+        )
+        return assistant_msg(kept) if m.role == "assistant" else user_msg(kept)
 
     def without_duplicate_calls(self, index: int, m: Message) -> Message | None:
         """The assistant message without calls whose id was used before (``None`` if nothing is left)."""
@@ -638,6 +726,10 @@ def repair(messages: Sequence[Message]) -> tuple[list[Message], list[RepairNote]
     for i, m in enumerate(messages):
         if not blocks_of(m):
             r.note("dropped_empty_message", i, [], f"message {i}: dropped, its content is empty")
+            continue
+        m = r.without_orphan_server_results(i, m)
+        if not m.content:
+            r.note("dropped_empty_message", i, [], f"message {i}: dropped, nothing was left in it")
             continue
         if items and _has_tool_blocks(m) and items[-1][1] == m:
             ids = [u.id for u in tool_uses_of(m)] or [t.tool_use_id for t in tool_results_of(m)]

@@ -40,10 +40,10 @@ Constructors (six; the only way the package builds messages: ``CONSTRUCTORS``)
     ``user_text``, ``user_msg``, ``assistant_text``, ``assistant_msg``, ``tool_result_msg``,
     ``tool_result_block``.
 
-Readers (thirteen; the only way the package reads them: ``READERS``)
+Readers (fourteen; the only way the package reads them: ``READERS``)
     ``is_plain_text``, ``blocks_of``, ``text_of``, ``tool_uses_of``, ``tool_results_of``,
-    ``is_tool_result_message``, ``is_clean_user_start``, ``block_to_text``, ``result_text``,
-    ``message_to_text``, ``transcript_of``, and the HTML card of a notebook,
+    ``is_tool_result_message``, ``is_clean_user_start``, ``server_tool_link``, ``block_to_text``,
+    ``result_text``, ``message_to_text``, ``transcript_of``, and the HTML card of a notebook,
     ``message_html`` and ``block_html``.
 
 Codec
@@ -64,6 +64,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, assert_never
 
 import msgspec
+
+from msgmodel.core import _known_blocks as _kb
 
 __all__ = [
     "ARGS_LIMIT",
@@ -97,6 +99,7 @@ __all__ = [
     "message_html",
     "message_to_text",
     "result_text",
+    "server_tool_link",
     "text_of",
     "to_api",
     "to_json",
@@ -128,6 +131,7 @@ READERS: Final = (
     "tool_results_of",
     "is_tool_result_message",
     "is_clean_user_start",
+    "server_tool_link",
     "block_to_text",
     "result_text",
     "message_to_text",
@@ -507,6 +511,32 @@ def is_clean_user_start(m: Message | None) -> bool:
     answers 400.
     """
     return m is not None and m.role == "user" and not is_tool_result_message(m)
+
+
+_SERVER_USE_KINDS: Final = frozenset(_kb.SERVER_TOOL_USE_TAGS)
+_SERVER_RESULT_KINDS: Final = frozenset(_kb.SERVER_TOOL_RESULT_TAGS)
+
+
+def server_tool_link(b: ContentBlock) -> tuple[Literal["use", "result"], str] | None:
+    """How a server-side tool block links to its partner: ``("use", id)`` or ``("result", tool_use_id)``.
+
+    Server tools (web search, web fetch, code execution, MCP, ...) run on the API's side:
+    the call is a ``server_tool_use`` or ``mcp_tool_use`` block and its answer one of the
+    ``*_tool_result`` kinds the API lists (``web_search_tool_result``, ``mcp_tool_result``,
+    ...; see ``_known_blocks.SERVER_TOOL_RESULT_TAGS``), both kept as ``OpaqueBlock``. The
+    API wants a server result's call *earlier in the conversation*. ``None`` for every other
+    block, and for a server block whose id is not a string.
+    """
+    if not isinstance(b, OpaqueBlock):
+        return None
+    kind = b.kind
+    if kind in _SERVER_USE_KINDS:
+        sid = b.raw.get("id")
+        return ("use", sid) if isinstance(sid, str) else None
+    if kind in _SERVER_RESULT_KINDS:
+        sid = b.raw.get("tool_use_id")
+        return ("result", sid) if isinstance(sid, str) else None
+    return None
 
 
 def _cut(s: str, limit: int) -> str:

@@ -4,6 +4,13 @@ This module owns the little machinery several chapters need to *show* something,
 notebook defines it again: ``side_by_side`` lays two texts out in columns (an HTML table in
 Jupyter, aligned plain text on GitHub and in nbval), and ``type_check`` runs ``mypy --strict``
 on snippets in a scratch folder and returns what mypy says with short, stable file names.
+
+The scratch folder of each run is private (``tempfile.mkdtemp``: mode 0700, a name no one
+can guess) and removed afterwards; module names must be plain identifiers, so no file is
+written anywhere else. mypy's cache lives in the user's own cache folder
+(``$XDG_CACHE_HOME/msgmodel/mypy`` or ``~/.cache/msgmodel/mypy``), never in a shared
+folder of a predictable name, so another user of the machine can neither plant links in
+it nor read it; if that folder cannot be made, a private one per process is used.
 """
 
 from __future__ import annotations
@@ -12,8 +19,10 @@ import ast
 import contextlib
 import html
 import itertools
+import keyword
 import os
 import re
+import shutil
 import tempfile
 import textwrap
 from collections.abc import Mapping
@@ -23,10 +32,32 @@ from typing import Final
 __all__ = ["MypyReport", "SideBySide", "side_by_side", "type_check"]
 
 _SOURCE_TREE: Final = Path(__file__).resolve().parents[1]
-# One scratch folder per machine user, reused across runs (mypy's cache stays warm there;
-# nbval stops kernels without exit handlers, so a folder per run would pile up in /tmp).
-_SCRATCH: Final = Path(tempfile.gettempdir()) / f"msgmodel-type-check-{os.getuid() if hasattr(os, 'getuid') else 0}"
-_RUNS = itertools.count(1)
+_cache_dir: Path | None = None
+
+
+def _mypy_cache() -> Path:
+    """mypy's cache folder: the user's own (kept warm across runs and kernels), else a private one for this process."""
+    global _cache_dir
+    if _cache_dir is None:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        folder = base / "msgmodel" / "mypy"
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            usable = folder.is_dir() and not folder.is_symlink() and os.access(folder, os.W_OK)
+        except OSError:
+            usable = False
+        _cache_dir = folder if usable else Path(tempfile.mkdtemp(prefix="msgmodel-mypy-cache-"))
+    return _cache_dir
+
+
+def _check_module_name(name: object) -> str:
+    """A module name ``type_check`` may write as ``<name>.py``: a plain Python identifier, nothing else."""
+    if not isinstance(name, str) or not (name.isascii() and name.isidentifier()) or keyword.iskeyword(name):
+        raise ValueError(
+            f"type_check: module name {name!r} is not a plain Python identifier (letters, digits, _; "
+            "no dots, slashes or keywords)"
+        )
+    return name
 
 
 class SideBySide:
@@ -89,27 +120,28 @@ def type_check(snippets: str | Mapping[str, str], *, functions: bool = False) ->
 
     File names in the report are short (``snippet.py:5``) so the output is the same on every
     machine; ``msgmodel`` is importable from the snippets. ``functions=True`` names the
-    function each error is in (``snippet.py:5 in tool_name(): ...``).
+    function each error is in (``snippet.py:5 in tool_name(): ...``). Module names must be
+    plain identifiers (``ValueError`` otherwise: no ``../``, dots or slashes).
     """
     import mypy.api  # a development dependency: imported only when a chapter asks
 
     modules = {"snippet": snippets} if isinstance(snippets, str) else dict(snippets)
-    run = _SCRATCH / f"run{os.getpid()}-{next(_RUNS)}"  # a fresh folder: the cache never answers for old code
-    run.mkdir(parents=True, exist_ok=True)
-    sources = {name: textwrap.dedent(code) for name, code in modules.items()}
-    for name, code in sources.items():
-        (run / f"{name}.py").write_text(code)
-    (run / "mypy.ini").write_text(f"[mypy]\nstrict = True\nmypy_path = {_SOURCE_TREE}\n")
-    args = ["--config-file", "mypy.ini", "--no-color-output", "--cache-dir", str(_SCRATCH / "cache")]
-    with contextlib.chdir(run):
-        out, err, _ = mypy.api.run([*args, *(f"{n}.py" for n in sources)])
+    sources = {_check_module_name(name): textwrap.dedent(code) for name, code in modules.items()}
+    args = ["--config-file", "mypy.ini", "--no-color-output", "--cache-dir", str(_mypy_cache())]
+    # A fresh private folder per run: the cache never answers for old code, and no one else can write there.
+    run = Path(tempfile.mkdtemp(prefix="msgmodel-type-check-"))
+    try:
+        for name, code in sources.items():
+            (run / f"{name}.py").write_text(code)
+        (run / "mypy.ini").write_text(f"[mypy]\nstrict = True\nmypy_path = {_SOURCE_TREE}\n")
+        with contextlib.chdir(run):
+            out, err, _ = mypy.api.run([*args, *(f"{n}.py" for n in sources)])
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
     lines = []
     for line in (out + err).strip().splitlines():
         m = re.match(r"(\w+)\.py:(\d+): (error|note): (.*)", line)
         if m and functions and m[1] in sources:
             line = f"{m[1]}.py:{m[2]} in {_function_at(sources[m[1]], int(m[2]))}(): {m[3]}: {m[4]}"
         lines.append(line)
-    for path in run.iterdir():
-        path.unlink()
-    run.rmdir()
     return MypyReport("\n".join(lines))
