@@ -331,10 +331,7 @@ def _check_rounds(messages: list[Any]) -> None:
 @pytest.mark.parametrize("stream", [False, True])
 def test_the_sdk_tool_runner_completes_in_process(stream: bool) -> None:
     runner = local_client().beta.messages.tool_runner(tools=[read_file], stream=stream, **_runner_kwargs())
-    if stream:
-        messages = [s.get_final_message() for s in runner]
-    else:
-        messages = list(runner)
+    messages = [s.get_final_message() for s in runner] if stream else list(runner)
     _check_rounds(messages)
 
 
