@@ -370,3 +370,33 @@ def test_the_sdk_tool_runner_completes_over_http_sync_async_and_streaming(server
         return [m async for m in ac.beta.messages.tool_runner(tools=[aread_file], **_runner_kwargs())]
 
     _check_rounds(asyncio.run(go()))
+
+
+def test_any_after_a_tool_round_calls_a_tool_not_called_yet() -> None:
+    """pydantic-ai's tool output mode: function tools plus an output tool, under ``any``."""
+    final: Any = {"name": "final_result", "input_schema": Weather.model_json_schema()}
+    c = local_client()
+    first = c.messages.create(
+        model=MODEL,
+        max_tokens=256,
+        tools=[READ_FILE, final],
+        tool_choice={"type": "any"},
+        messages=[{"role": "user", "content": "Read setup.cfg, then tell me the weather."}],
+    )
+    assert [(b.type, getattr(b, "name", None)) for b in first.content] == [("tool_use", "read_file")]
+    call = first.content[0]
+    assert call.type == "tool_use"
+    second = c.messages.create(
+        model=MODEL,
+        max_tokens=256,
+        tools=[READ_FILE, final],
+        tool_choice={"type": "any"},
+        messages=[
+            {"role": "user", "content": "Read setup.cfg, then tell me the weather."},
+            {"role": "assistant", "content": [call.model_dump(exclude_none=True)]},  # type: ignore[list-item]
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "x"}]},
+        ],
+    )
+    (answer,) = second.content
+    assert answer.type == "tool_use" and answer.name == "final_result"
+    Weather.model_validate(answer.input)

@@ -15,8 +15,8 @@ does the same to any model's blocks, after the model answered. This module owns 
     * ``any`` / ``tool``: the answer is tool calls only (the API prefills the turn, so no text
       comes before the call), each to an allowed tool with an ``input`` that fits the tool's
       ``input_schema``; a model that called none gets one call to the forced tool (for ``any``,
-      the first tool with an ``input_schema``) whose input is built from the schema by
-      ``msgmodel.api.schema_instance``;
+      the first tool the conversation has not called yet) whose input is built from the schema
+      by ``msgmodel.api.schema_instance``;
     * ``disable_parallel_tool_use``: at most one ``tool_use`` block (exactly one when forced);
     * a JSON output format: an answer without tool calls is one text block holding one JSON
       document valid against the schema: the model's own text when it already is a JSON
@@ -150,11 +150,31 @@ def fits(value: object, schema: Mapping[str, Any] | None) -> bool:
     return True
 
 
-def _first_schema_tool(request: Mapping[str, Any]) -> str:
+def _any_tool(request: Mapping[str, Any]) -> str:
+    """The tool ``any`` calls when the model called none: the first the conversation has not called yet.
+
+    So an agent that offers its function tools and an output tool (pydantic-ai's tool output mode)
+    reaches the output tool after the function tools ran, instead of calling the first tool forever.
+    Tools with an ``input_schema`` come first; with every tool called already, the first one.
+    """
     schemas = _tool_schemas(request)
     if not schemas:
         raise ValueError("tool_choice asks for a tool call, but the request defines no tools")
-    return next((n for n, s in schemas.items() if s is not None), next(iter(schemas)))
+    called = _called_tools(request)
+    ordered = sorted(schemas, key=lambda n: schemas[n] is None)  # stable: request order within each group
+    return next((n for n in ordered if n not in called), ordered[0])
+
+
+def _called_tools(request: Mapping[str, Any]) -> set[str]:
+    """The names of the tools the request's assistant turns called."""
+    called: set[str] = set()
+    messages = request.get("messages")
+    for m in messages if isinstance(messages, list) else []:
+        content = m.get("content") if isinstance(m, Mapping) and m.get("role") == "assistant" else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, Mapping) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+                called.add(block["name"])
+    return called
 
 
 def _is_json_document(text: str) -> bool:
@@ -178,7 +198,7 @@ def constrain(blocks: Sequence[ContentBlock], request: Mapping[str, Any]) -> lis
             b for b in out if b.type == "tool_use" and b.name in allowed and fits(b.input, schemas.get(b.name, None))
         ]
         if not calls:
-            name = choice.name if choice.kind == "tool" and choice.name is not None else _first_schema_tool(request)
+            name = choice.name if choice.kind == "tool" and choice.name is not None else _any_tool(request)
             calls = [forced_call(request, name)]
         others = [b for b in out if b.type not in ("tool_use", "text")]
         out = [*others, *calls]

@@ -1,0 +1,24 @@
+"""What the client tests share: a structured-output model and the demo project's files."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from msgmodel.api.demo_tools import DEMO_FILES
+
+ORPHAN_WORDS = "unexpected `tool_use_id` found in `tool_result` blocks"
+
+
+class Weather(BaseModel):
+    """The answer a structured-output call asks for."""
+
+    city: str
+    temperature_c: float
+    conditions: Literal["sunny", "cloudy", "rain"]
+
+
+def read_demo_file(path: str) -> str:
+    """The demo project's file at ``path``."""
+    return DEMO_FILES.get(path, f"no such file: {path}")
