@@ -400,3 +400,26 @@ def test_any_after_a_tool_round_calls_a_tool_not_called_yet() -> None:
     (answer,) = second.content
     assert answer.type == "tool_use" and answer.name == "final_result"
     Weather.model_validate(answer.input)
+
+
+def test_a_forced_schema_the_generator_cannot_serve_is_a_500_naming_the_path() -> None:
+    coded: Any = {
+        "name": "book",
+        "input_schema": {
+            "type": "object",
+            "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}},
+            "required": ["code"],
+        },
+    }
+    body = msgspec.json.encode(
+        {
+            "model": MODEL,
+            "max_tokens": 10,
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [coded],
+            "tool_choice": {"type": "any"},
+        }
+    )
+    r = handle_messages(body)
+    assert r.status == 500 and r.json()["error"]["type"] == "api_error"
+    assert "SchemaError: $.properties.code.pattern" in r.json()["error"]["message"]
