@@ -1,4 +1,4 @@
-"""What the client tests share: a structured-output model and the demo project's files."""
+"""What the client tests share: the model id, a dummy key, a structured-output model, the demo files."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pydantic import BaseModel
 
 from msgmodel.api.demo_tools import DEMO_FILES
 
+MODEL = "claude-haiku-4-5"
+DUMMY_KEY = "local-dummy-key"  # the local API accepts any key
 ORPHAN_WORDS = "unexpected `tool_use_id` found in `tool_result` blocks"
 
 

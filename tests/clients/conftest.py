@@ -23,8 +23,6 @@ CLIENTS = ("anthropic", "pydantic_ai", "langchain_anthropic", "langchain_core")
 if any(importlib.util.find_spec(name) is None for name in CLIENTS):
     collect_ignore_glob = ["test_*.py"]
 
-MODEL = "claude-haiku-4-5"
-DUMMY_KEY = "local-dummy-key"
 START_TIMEOUT = 60.0  # a hang guard for the server's start, not a performance assertion
 _URL_RE = re.compile(r"on (http://\S+) ")
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import anthropic
 import pytest
-from _demo import ORPHAN_WORDS, Weather, read_demo_file
-from conftest import DUMMY_KEY, MODEL
+from _demo import DUMMY_KEY, MODEL, ORPHAN_WORDS, Weather, read_demo_file
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage, trim_messages
 from langchain_core.tools import tool

@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from _demo import Weather, read_demo_file
-from conftest import DUMMY_KEY, MODEL
+from _demo import DUMMY_KEY, MODEL, Weather, read_demo_file
 from pydantic_ai import Agent, NativeOutput, ToolOutput
 from pydantic_ai.messages import ToolReturnPart
 from pydantic_ai.models.anthropic import AnthropicModel

@@ -7,9 +7,8 @@ from typing import Any
 
 import anthropic
 import pytest
-from _demo import read_demo_file
+from _demo import DUMMY_KEY, MODEL, read_demo_file
 from anthropic import beta_async_tool, beta_tool
-from conftest import DUMMY_KEY, MODEL
 
 QUESTION = "Compare setup.cfg and README.md please."
 
