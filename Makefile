@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: venv lab test check unit nbtest notebooks bench test-browser test-runtime test-hub html lock clean
+.PHONY: venv lab test check unit nbtest notebooks bench test-browser test-clients test-runtime test-hub html lock clean
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
@@ -77,6 +77,23 @@ classroom/node_modules/.installed: classroom/package.json classroom/package-lock
 test-hub: $(HUB_VENV)/.installed classroom/node_modules/.installed
 	$(HUB_VENV)/bin/python classroom/test_hub.py --users $(HUB_USERS)
 
+# Real third-party clients (the official SDK's tool runner, pydantic-ai, LangChain) against
+# `python -m msgmodel serve` on a free loopback port: tests/clients/ in its own venv, .venv-clients,
+# built from requirements.txt + requirements-clients.txt (the shared .venv is never touched).
+# The serve process is started and stopped by tests/clients/conftest.py (`serve --port 0`).
+CLIENTS_VENV  := .venv-clients
+CLIENTS_STAMP := $(CLIENTS_VENV)/.installed
+
+$(CLIENTS_STAMP): requirements.txt requirements-clients.txt constraints.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
+	@test -x $(CLIENTS_VENV)/bin/python || $(PYTHON) -m venv $(CLIENTS_VENV)
+	$(CLIENTS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(CLIENTS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-clients.txt
+	@touch $(CLIENTS_STAMP)
+
+test-clients: $(CLIENTS_STAMP)
+	PYTHONPATH=$(CURDIR) $(CLIENTS_VENV)/bin/python -m pytest tests/clients -q -p no:cacheprovider -rxX
+
 # The series as a static site in build/site/ (the committed outputs; nothing is re-executed).
 html: venv
 	$(PY) scripts/build_html.py
@@ -85,4 +102,4 @@ lock: venv
 	$(PY) -m pip freeze --exclude-editable | grep -v '^msgmodel' > constraints.txt
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CLIENTS_VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis

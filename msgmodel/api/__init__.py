@@ -2,6 +2,8 @@
 
 ``server``      the API itself (in-process clients for the official SDK, and ``serve`` over HTTP)
 ``scripted``    the models that answer it (``ScriptedModel``, ``RuleModel``)
+``constraints`` what ``tool_choice`` and ``output_config.format`` make of any model's answer
+``schema_instance`` one deterministic JSON instance of a JSON schema (forced tool inputs, JSON output)
 ``demo_tools``  the demo tool set (an in-memory project, a calculator)
 
 Built on the core (``msgmodel.core``), never imported by it.

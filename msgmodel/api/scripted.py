@@ -27,6 +27,11 @@ stream; nothing here knows about HTTP.
     than one built from ``transcript_of``. With ``thinking`` enabled
     in the request it opens every answer with a signed thinking block.
 
+Both honour the request's ``tool_choice`` (``auto``, ``any``, ``tool``, ``none``,
+``disable_parallel_tool_use``) and JSON output format (``output_config.format``) through
+``msgmodel.api.constraints.constrain``: a forced tool is called with an input built from its
+``input_schema``, and JSON output is one document valid against the schema.
+
 Both are deterministic: the same request gives the same blocks, byte for byte, and
 tool-use ids derive from a hash of the request's messages.
 """
@@ -42,6 +47,7 @@ from typing import Any, Final, Protocol, TypeAlias, runtime_checkable
 
 import msgspec
 
+from msgmodel.api.constraints import constrain, tool_choice_of
 from msgmodel.core.message import (
     ContentBlock,
     DecodeError,
@@ -159,10 +165,12 @@ class ScriptedModel:
             )
         turn = self.turns[index]
         if isinstance(turn, str):
-            return [TextBlock(turn)]
-        if callable(turn):
-            return list(turn(request))
-        return list(turn)
+            blocks: Sequence[ContentBlock] = [TextBlock(turn)]
+        elif callable(turn):
+            blocks = list(turn(request))
+        else:
+            blocks = list(turn)
+        return constrain(blocks, request)
 
 
 # ---------------------------------------------------------------------------------------
@@ -236,7 +244,7 @@ class RuleModel:
     def respond(self, request: dict[str, Any]) -> Sequence[ContentBlock]:
         messages = request_messages(request)
         tools = _tool_schemas(request)
-        blocks = self._answer(request, messages, tools)
+        blocks = constrain(self._answer(request, messages, tools), request)
         if _thinking_enabled(request):
             thought = self._thought(messages, blocks)
             return [ThinkingBlock(thinking=thought, signature=signature_for(thought, request)), *blocks]
@@ -251,7 +259,7 @@ class RuleModel:
         text = _last_user_text(messages)
         if not tools and (_SUMMARY_RE.search(text) or _SUMMARY_RE.search(_system_text(request))):
             return [TextBlock(_summarize(messages))]
-        if last is not None and last.role == "user":
+        if last is not None and last.role == "user" and tool_choice_of(request).kind != "none":
             calls = _plan_calls(text, tools)
             if calls:
                 intro = TextBlock(f"I'll use {', '.join(sorted({name for name, _ in calls}))} to answer that.")

@@ -44,6 +44,10 @@ Errors, exactly as the live API shapes them
 
     What is checked, in order (first failure wins):
 
+    * ``thread`` (message threads, which this server does not keep): a body carrying one gets
+      400 with ``error.details.error_code`` ``thread_unsupported_request``, the code SDK 2.14's
+      tool runner recovers from by resending the full history without ``thread`` (the message
+      text is ours);
     * headers (only when given): ``anthropic-version: header is required``;
     * the body is JSON: ``Invalid JSON: <detail>`` (pydantic's wording, which the API's
       request models use; the detail is pydantic-core's when it is installed);
@@ -60,7 +64,9 @@ Errors, exactly as the live API shapes them
 
 The answer
     ``id`` ``msg_local_NNNNNN``, ``type`` ``message``, ``role`` ``assistant``, the
-    request's ``model``, the blocks (serialized by ``msgmodel.core.message.to_api``),
+    request's ``model``, the model's blocks after the request's ``tool_choice`` and JSON output
+    format were applied to them (``msgmodel.api.constraints.constrain``, as the live API
+    constrains its decoding), serialized by ``msgmodel.core.message.to_api``,
     ``stop_reason`` ``tool_use`` when a block is a ``tool_use`` and ``end_turn``
     otherwise, ``stop_sequence`` null, and ``usage`` estimated as a quarter of the JSON
     bytes (input: ``system`` + ``messages`` + ``tools``; output: the content), at least 1.
@@ -95,6 +101,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, assert_never
 
 import msgspec
 
+from msgmodel.api.constraints import constrain
 from msgmodel.api.scripted import Model, RuleModel, signature_for
 from msgmodel.core.message import (
     ContentBlock,
@@ -192,10 +199,53 @@ def _json_response(status: int, payload: object, request_id: str) -> Response:
     return Response(status, headers, _ENCODER.encode(payload))
 
 
-def error_response(status: int, error_type: ErrorType, message: str, *, request_id: str) -> Response:
-    """An error in the API's shape: ``{"type": "error", "error": {...}, "request_id": ...}``."""
-    payload = {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+def error_response(
+    status: int,
+    error_type: ErrorType,
+    message: str,
+    *,
+    request_id: str,
+    details: Mapping[str, Any] | None = None,
+) -> Response:
+    """An error in the API's shape: ``{"type": "error", "error": {...}, "request_id": ...}``.
+
+    ``details`` becomes ``error.details`` (the SDK reads ``error.details.error_code``).
+    """
+    error: dict[str, Any] = {"type": error_type, "message": message}
+    if details is not None:
+        error["details"] = dict(details)
+    payload = {"type": "error", "error": error, "request_id": request_id}
     return _json_response(status, payload, request_id)
+
+
+THREAD_UNSUPPORTED: Final = "thread: this server keeps no message threads; send the full conversation without `thread`."
+"""The text of the 400 that answers a request carrying ``thread`` (our wording; the code is the API's)."""
+
+
+def _thread_refusal(body: bytes, request_id: str) -> Response | None:
+    """The 400 ``thread_unsupported_request`` for a body that carries a ``thread``, else None.
+
+    SDK 2.14's tool runner (``client.beta.messages.tool_runner``) threads by default: it sends
+    ``thread: {"type": "create"}``, then only the new messages with ``{"type": "continue", ...}``.
+    This server keeps no threads, so it answers the first one with the error the SDK recognises
+    (``error.details.error_code == "thread_unsupported_request"``); the runner then sends every
+    turn with the full history and no ``thread``.
+    """
+    if b'"thread"' not in body:
+        return None
+    try:
+        request = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return None  # the JSON check answers it
+    if not isinstance(request, dict) or request.get("thread") is None:
+        return None
+    return error_response(
+        400,
+        "invalid_request_error",
+        THREAD_UNSUPPORTED,
+        request_id=request_id,
+        details={"error_code": "thread_unsupported_request"},
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -352,12 +402,13 @@ def handle_messages(
     only when given (the SDK always sends ``anthropic-version``).
     """
     request_id = _request_id(b"POST", MESSAGES_PATH.encode(), body)
-    checked = _check_request(body, headers, request_id, needs_max_tokens=True)
+    checked = _thread_refusal(body, request_id) or _check_request(body, headers, request_id, needs_max_tokens=True)
     if isinstance(checked, Response):
         return checked
     request = checked
     try:
-        blocks = _signed(list((model if model is not None else RuleModel()).respond(request)), request)
+        answer = (model if model is not None else RuleModel()).respond(request)
+        blocks = _signed(constrain(list(answer), request), request)
         content = [block_to_api(b) for b in blocks]
         _ENCODER.encode(content)  # a model's block that is not JSON fails here, as the model's fault
     except DecodeError as e:  # the validator accepted a history the codec cannot read
