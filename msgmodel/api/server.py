@@ -95,6 +95,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, assert_never
 
 import msgspec
 
+from msgmodel.api import limits
+from msgmodel.api.request import known_models, validate_body
 from msgmodel.api.scripted import Model, RuleModel, signature_for
 from msgmodel.core.message import (
     ContentBlock,
@@ -106,7 +108,6 @@ from msgmodel.core.message import (
     ToolUseBlock,
     block_to_api,
 )
-from msgmodel.core.protocol import validate_request
 
 if TYPE_CHECKING:
     import anthropic
@@ -226,31 +227,25 @@ def _check_request(
         )
     try:
         request = msgspec.json.decode(body)
-    except msgspec.DecodeError as e:
+    except (msgspec.DecodeError, RecursionError) as e:  # RecursionError: nesting deeper than the decoder's limit
         detail = _json_error_detail(body, str(e))
         return error_response(400, "invalid_request_error", f"Invalid JSON: {detail}", request_id=request_id)
-    checked = request
-    if not needs_max_tokens and isinstance(request, dict) and "max_tokens" not in request:
-        checked = {**request, "max_tokens": 1}  # count_tokens takes no max_tokens; validate the rest alike
-    violations = validate_request(checked)
+    try:
+        violations = validate_body(request, count_tokens=not needs_max_tokens)
+    except RecursionError:  # a validator recursing on deep input must still answer in the API's shape
+        text = "request nesting is too deep"  # our wording
+        return error_response(400, "invalid_request_error", text, request_id=request_id)
     if violations:
+        if violations[0].rule == "model_not_found":
+            return error_response(404, "not_found_error", str(violations[0]), request_id=request_id)
         return error_response(400, "invalid_request_error", str(violations[0]), request_id=request_id)
-    assert isinstance(request, dict)  # validate_request refuses anything else
+    assert isinstance(request, dict)  # validate_body refuses anything else
     return request
 
 
 # ---------------------------------------------------------------------------------------
 # The answer
 # ---------------------------------------------------------------------------------------
-
-
-def _tokens(n_bytes: int) -> int:
-    return max(1, math.ceil(n_bytes / 4))
-
-
-def _input_tokens(request: Mapping[str, Any]) -> int:
-    counted = {k: request[k] for k in ("system", "messages", "tools") if k in request}
-    return _tokens(len(_ENCODER.encode(counted)))
 
 
 def _signed(blocks: Sequence[ContentBlock], request: Mapping[str, Any]) -> list[ContentBlock]:
@@ -264,19 +259,18 @@ def _signed(blocks: Sequence[ContentBlock], request: Mapping[str, Any]) -> list[
 
 
 def _message(
-    request: Mapping[str, Any], blocks: Sequence[ContentBlock], content: list[dict[str, Any]], seq: int
+    request: Mapping[str, Any], delivered: limits.Delivered, content: list[dict[str, Any]], seq: int
 ) -> dict[str, Any]:
-    """The Message JSON answering ``request`` with ``blocks`` (``content`` is their wire form)."""
-    stop_reason = "tool_use" if any(b.type == "tool_use" for b in blocks) else "end_turn"
+    """The Message JSON answering ``request`` with the ``delivered`` blocks (``content`` is their wire form)."""
     return {
         "id": f"msg_local_{seq:06d}",
         "type": "message",
         "role": "assistant",
         "model": request["model"],
         "content": content,
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": {"input_tokens": _input_tokens(request), "output_tokens": _tokens(len(_ENCODER.encode(content)))},
+        "stop_reason": delivered.stop_reason,
+        "stop_sequence": delivered.stop_sequence,
+        "usage": limits.usage(limits.input_tokens(request), limits.output_tokens(delivered.blocks)),
     }
 
 
@@ -318,7 +312,7 @@ def _stream_events(message: Mapping[str, Any], blocks: Sequence[ContentBlock]) -
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1},
+        "usage": limits.message_start_usage(usage),
     }
     events: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
     for i, block in enumerate(blocks):
@@ -327,7 +321,7 @@ def _stream_events(message: Mapping[str, Any], blocks: Sequence[ContentBlock]) -
         {
             "type": "message_delta",
             "delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
-            "usage": {"output_tokens": usage["output_tokens"]},
+            "usage": limits.message_delta_usage(usage),
         }
     )
     events.append({"type": "message_stop"})
@@ -357,14 +351,16 @@ def handle_messages(
         return checked
     request = checked
     try:
-        blocks = _signed(list((model if model is not None else RuleModel()).respond(request)), request)
+        answer = _signed(list((model if model is not None else RuleModel()).respond(request)), request)
+        delivered = limits.apply_limits(answer, request)
+        blocks = delivered.blocks
         content = [block_to_api(b) for b in blocks]
         _ENCODER.encode(content)  # a model's block that is not JSON fails here, as the model's fault
     except DecodeError as e:  # the validator accepted a history the codec cannot read
         return error_response(400, "invalid_request_error", str(e), request_id=request_id)
     except Exception as e:
         return error_response(500, "api_error", f"local model failed: {type(e).__name__}: {e}", request_id=request_id)
-    message = _message(request, blocks, content, seq() if callable(seq) else seq)
+    message = _message(request, delivered, content, seq() if callable(seq) else seq)
     if request.get("stream") is True:
         sse_headers = (
             ("content-type", "text/event-stream; charset=utf-8"),
@@ -381,7 +377,7 @@ def handle_count_tokens(body: bytes, headers: Mapping[str, str] | None = None) -
     checked = _check_request(body, headers, request_id, needs_max_tokens=False)
     if isinstance(checked, Response):
         return checked
-    return _json_response(200, {"input_tokens": _input_tokens(checked)}, request_id)
+    return _json_response(200, {"input_tokens": limits.input_tokens(checked)}, request_id)
 
 
 # ---------------------------------------------------------------------------------------
