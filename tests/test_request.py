@@ -8,23 +8,17 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import msgspec
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from msgmodel.api.request import REQUEST_RULES, known_models, validate_body
-from msgmodel.core.protocol import validate
 
 TABLE = Path(__file__).resolve().parent.parent / "msgmodel" / "data" / "known_request.json"
 
 # ---------------------------------------------------------------------------------------
 # The table, derived from the installed SDK
 # ---------------------------------------------------------------------------------------
+
 
 def derive_known_request() -> dict[str, Any]:
     """Every table of ``msgmodel.api._known_request``, read from the installed ``anthropic`` SDK's types.
@@ -36,13 +30,11 @@ def derive_known_request() -> dict[str, Any]:
     import collections.abc
     import typing
 
-    import typing_extensions
-
     import anthropic
     import anthropic.types as t
-
     import anthropic.types.beta.message_create_params as bp
     import anthropic.types.message_create_params as gp
+    import typing_extensions
 
     types_: dict[str, Any] = {}
 
@@ -106,8 +98,12 @@ def derive_known_request() -> dict[str, Any]:
 
     fields: dict[str, Any] = {}
     required: set[str] = set()
-    for cls in (gp.MessageCreateParamsNonStreaming, gp.MessageCreateParamsStreaming,
-                bp.MessageCreateParamsNonStreaming, bp.MessageCreateParamsStreaming):
+    for cls in (
+        gp.MessageCreateParamsNonStreaming,
+        gp.MessageCreateParamsStreaming,
+        bp.MessageCreateParamsNonStreaming,
+        bp.MessageCreateParamsStreaming,
+    ):
         hints = get_type_hints(cls, include_extras=True)
         for k, v in hints.items():
             if k == "betas":

@@ -1,4 +1,4 @@
-"""How the local API counts tokens, and what of a model's answer it delivers under ``max_tokens`` and ``stop_sequences``.
+"""How the local API counts tokens, and what of an answer it delivers under ``max_tokens`` and ``stop_sequences``.
 
 This module owns three decisions of the local API, all deterministic and linear in the size of
 the request and the answer:

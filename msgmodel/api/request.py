@@ -282,8 +282,8 @@ def _check_union(value: object, members: list[list[Any]], path: str, out: list[V
         return
     fitting = [m for m in concrete if _accepts_kind(m, _kind_of(value))]
     if not fitting:  # our wording: the first member's type text
-        first = concrete[0] if concrete else ["null"]
-        text = _TYPE_TEXT.get(first[0]) or (_literal_text(first[1]) if first[0] == "lit" else _TYPE_TEXT["map"])
+        first: list[Any] = concrete[0] if concrete else ["null"]
+        text = _literal_text(first[1]) if first[0] == "lit" else _TYPE_TEXT.get(first[0], _TYPE_TEXT["map"])
         out.append(_v("request_type", path, text))
         return
     _best_of([(m, path) for m in fitting], value, out)
@@ -350,9 +350,11 @@ def _ranges(body: Mapping[str, Any], out: list[Violation]) -> None:
 
 def _tool_names(body: Mapping[str, Any]) -> list[str]:
     tools = body.get("tools")
-    return [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)] if isinstance(
-        tools, list
-    ) else []
+    return (
+        [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+        if isinstance(tools, list)
+        else []
+    )
 
 
 def _cross_field(body: Mapping[str, Any], out: list[Violation]) -> None:
@@ -364,14 +366,14 @@ def _cross_field(body: Mapping[str, Any], out: list[Violation]) -> None:
     if isinstance(choice, dict) and choice.get("type") in ("any", "tool") and not names:
         text = f"tool_choice.type '{choice['type']}' requires `tools` to be defined"
         out.append(_v("tool_choice_tool", "", text))
-    elif isinstance(choice, dict) and choice.get("type") == "tool" and isinstance(choice.get("name"), str):
-        if choice["name"] not in names:
-            text = f"Tool '{choice['name']}' not found in `tools`"
-            out.append(_v("tool_choice_tool", "tool_choice.tool.name", text))
+    elif isinstance(choice, dict) and choice.get("type") == "tool" and choice.get("name") not in names:
+        text = f"Tool '{choice.get('name')}' not found in `tools`"
+        out.append(_v("tool_choice_tool", "tool_choice.tool.name", text))
     thinking = body.get("thinking")
     max_tokens = body.get("max_tokens")
     interleaved = bool(names)  # with tools, thinking may span the turn: the budget may exceed max_tokens
-    if isinstance(thinking, dict) and thinking.get("type") == "enabled" and isinstance(max_tokens, int) and not interleaved:
+    enabled = isinstance(thinking, dict) and thinking.get("type") == "enabled"
+    if enabled and isinstance(thinking, dict) and isinstance(max_tokens, int) and not interleaved:
         budget = thinking.get("budget_tokens")
         if isinstance(budget, int) and not isinstance(budget, bool) and budget >= max_tokens > 0:
             out.append(_v("thinking_budget", "", "`max_tokens` must be greater than `thinking.budget_tokens`"))

@@ -83,7 +83,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import ipaddress
-import math
 import os
 import socket
 import sys
@@ -92,11 +91,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, assert_never
+from urllib.parse import unquote
 
 import msgspec
 
-from msgmodel.api import limits
-from msgmodel.api.request import known_models, validate_body
+from msgmodel.api import limits, models
+from msgmodel.api.request import validate_body
 from msgmodel.api.scripted import Model, RuleModel, signature_for
 from msgmodel.core.message import (
     ContentBlock,
@@ -146,6 +146,7 @@ DEFAULT_PORT: Final = 8765
 
 MESSAGES_PATH: Final = "/v1/messages"
 COUNT_TOKENS_PATH: Final = "/v1/messages/count_tokens"
+MODELS_PATH: Final = "/v1/models"
 _TOO_LARGE: Final = "Request exceeds the maximum allowed number of bytes."
 _DELTA_CHARS: Final = 32
 """Deltas of a streamed block carry this many characters each (deterministic chunking)."""
@@ -404,8 +405,11 @@ class LocalAPI:
 
     def handle(self, method: str, target: str, headers: Mapping[str, str] | None, body: bytes) -> Response:
         """Answer one HTTP request; ``target`` is the path, with or without a query string."""
-        path = target.split("?", 1)[0].rstrip("/") or "/"
+        path, _, query = target.partition("?")
+        path = path.rstrip("/") or "/"
         request_id = _request_id(method.encode(), target.encode(), body)
+        if path == MODELS_PATH or path.startswith(MODELS_PATH + "/"):
+            return self._models(method, path, query, request_id)
         if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
             return error_response(404, "not_found_error", "Not Found", request_id=request_id)
         if method != "POST":
@@ -416,6 +420,19 @@ class LocalAPI:
         if path == COUNT_TOKENS_PATH:
             return handle_count_tokens(body, headers)
         return handle_messages(body, headers, model=self.model, seq=self._next_seq)
+
+    def _models(self, method: str, path: str, query: str, request_id: str) -> Response:
+        """``GET /v1/models`` and ``GET /v1/models/{id}`` (``msgmodel.api.models``)."""
+        if method not in ("GET", "HEAD"):
+            r = error_response(405, "invalid_request_error", "Method Not Allowed", request_id=request_id)
+            return Response(r.status, (*r.headers, ("allow", "GET")), r.body)
+        model_id = path[len(MODELS_PATH) + 1 :]
+        if "/" in model_id:
+            return error_response(404, "not_found_error", "Not Found", request_id=request_id)
+        status, payload = models.retrieve_model(unquote(model_id)) if model_id else models.list_models(query)
+        if status != 200:
+            return _json_response(status, {**payload, "request_id": request_id}, request_id)
+        return _json_response(200, payload, request_id)
 
 
 # ---------------------------------------------------------------------------------------
