@@ -84,6 +84,7 @@ import argparse
 import hashlib
 import ipaddress
 import os
+import re
 import socket
 import sys
 import threading
@@ -520,9 +521,26 @@ def _check_loopback(host: str) -> str:
     return host
 
 
+_DIGITS: Final = re.compile(r"[0-9]{1,20}")
+SOCKET_TIMEOUT: Final = 30.0
+"""Seconds a connection may sit idle (or a body may stall) before the server closes it."""
+MAX_CONNECTIONS: Final = 64
+"""Connections served at once; one more is closed at once instead of holding a thread."""
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: LocalServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.socket_timeout)
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (TimeoutError, ConnectionError):  # idle, stalled or gone: close quietly, no traceback
+            self.close_connection = True
 
     def _answer(self, method: str) -> None:
         api = self.server.api
@@ -530,10 +548,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(error_response(411, "invalid_request_error", "Length Required", request_id=_request_id()))
             self.close_connection = True
             return
-        try:
-            length = int(self.headers.get("content-length") or 0)
-            if length < 0:
+        lengths = self.headers.get_all("content-length") or []
+        try:  # strict: one header, ASCII digits only (int() would take "1_0", "+5", " 7 ")
+            if len(lengths) > 1 or (lengths and not _DIGITS.fullmatch(lengths[0])):
                 raise ValueError
+            length = int(lengths[0]) if lengths else 0
         except ValueError:
             r = error_response(400, "invalid_request_error", "Invalid Content-Length", request_id=_request_id())
             self._send(r)
@@ -606,12 +625,43 @@ class LocalServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], api: LocalAPI, *, quiet: bool = True) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        api: LocalAPI,
+        *,
+        quiet: bool = True,
+        socket_timeout: float = SOCKET_TIMEOUT,
+        max_connections: int = MAX_CONNECTIONS,
+    ) -> None:
         self.api = api
         self.quiet = quiet
+        self.socket_timeout = socket_timeout
+        self._slots = threading.BoundedSemaphore(max_connections)
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):  # over the cap: refuse the connection, keep no thread
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (TimeoutError, ConnectionError)):
+            return  # a client that went away is not a server error
+        super().handle_error(request, client_address)
 
     @property
     def port(self) -> int:
@@ -630,13 +680,17 @@ def make_server(
     model: Model | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
     quiet: bool = True,
+    socket_timeout: float = SOCKET_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
 ) -> LocalServer:
     """A bound, not yet serving, HTTP server for the local API (``port=0``: any free port).
 
     Run it with ``server.serve_forever()`` (in a thread, say); stop it with
     ``server.shutdown()`` then ``server.server_close()``. ``host`` must be loopback.
     """
-    return LocalServer((_check_loopback(host), port), LocalAPI(model, max_body_bytes=max_body_bytes), quiet=quiet)
+    api = LocalAPI(model, max_body_bytes=max_body_bytes)
+    address = (_check_loopback(host), port)
+    return LocalServer(address, api, quiet=quiet, socket_timeout=socket_timeout, max_connections=max_connections)
 
 
 def serve(port: int, *, host: str = "127.0.0.1", model: Model | None = None) -> None:
