@@ -3,15 +3,17 @@
 This module owns the *wire* side of the local API: how a ``POST /v1/messages`` request
 is accepted or refused, and what the answer looks like (the Message JSON, or its
 server-sent events when ``stream`` is true). What the model says comes from a pluggable
-deterministic ``msgmodel.api.scripted.Model`` (``RuleModel`` by default); which histories are
-legal is decided by ``msgmodel.core.protocol.validate_request`` alone.
+deterministic ``msgmodel.api.scripted.Model`` (``RuleModel`` by default); which request bodies are legal
+is decided by ``msgmodel.api.request.validate_body`` (every field; the ``messages`` rules are
+``msgmodel.core.protocol``'s); how much of the answer is delivered and what usage it reports,
+by ``msgmodel.api.limits``; the Models endpoints are ``msgmodel.api.models``.
 
 The pieces
     ``handle_messages(body, headers=None, *, model=None, seq=1) -> Response``
         The pure handler: JSON bytes in, ``Response(status, headers, body)`` out.
     ``LocalAPI(model)``
-        Routes ``(method, path, headers, body)`` to ``POST /v1/messages`` and
-        ``POST /v1/messages/count_tokens`` and numbers the answered messages
+        Routes ``(method, path, headers, body)`` to ``POST /v1/messages``,
+        ``POST /v1/messages/count_tokens``, ``GET /v1/models`` and ``GET /v1/models/{id}``, and numbers the answered messages
         (``msg_local_000001``, ...; refused requests take no number). Both transports
         below share it.
     ``local_client(model=None, **kwargs)`` / ``async_local_client(...)``
@@ -47,12 +49,12 @@ Errors, exactly as the live API shapes them
     * headers (only when given): ``anthropic-version: header is required``;
     * the body is JSON: ``Invalid JSON: <detail>`` (pydantic's wording, which the API's
       request models use; the detail is pydantic-core's when it is installed);
-    * ``max_tokens`` at least 1: ``max_tokens: Input should be greater than or equal to 1``;
-    * ``msgmodel.core.protocol.validate_request``: the first violation's text, verbatim. It
-      also owns the body's shape, pydantic-style (``Input should be a valid dictionary``,
-      ``max_tokens: Field required``, ``messages: Input should be a valid list``,
-      ``model: Field required``, ...);
-    * ``stream`` a boolean: ``stream: Input should be a valid boolean``.
+      (a body nested deeper than the decoder's limit included:
+      ``Invalid JSON: recursion limit exceeded at line 1 column N``);
+    * ``msgmodel.api.request.validate_body``: the first violation's text, verbatim: every field
+      of the SDK's ``MessageCreateParams`` (types, ranges, unknown keys, tools, ``tool_choice``,
+      ``thinking`` ...), the ``messages`` rules of ``msgmodel.core.protocol``, then the model:
+      an id the SDK does not list is 404 ``not_found_error`` ``model: <id>``.
 
     Other statuses: 404 ``not_found_error`` for an unknown path, 405 for a wrong method,
     413 ``request_too_large`` over 32 MiB (``Request exceeds the maximum allowed number of
@@ -60,19 +62,25 @@ Errors, exactly as the live API shapes them
 
 The answer
     ``id`` ``msg_local_NNNNNN``, ``type`` ``message``, ``role`` ``assistant``, the
-    request's ``model``, the blocks (serialized by ``msgmodel.core.message.to_api``),
-    ``stop_reason`` ``tool_use`` when a block is a ``tool_use`` and ``end_turn``
-    otherwise, ``stop_sequence`` null, and ``usage`` estimated as a quarter of the JSON
-    bytes (input: ``system`` + ``messages`` + ``tools``; output: the content), at least 1.
-    A thinking block the model left unsigned gets a deterministic signature, as the API
-    signs every thinking block it returns. ``max_tokens`` is checked but not enforced.
+    request's ``model``, the blocks (serialized by ``msgmodel.core.message.to_api``) cut by
+    ``max_tokens`` and ``stop_sequences``, ``stop_reason`` (``end_turn``, ``tool_use``,
+    ``max_tokens`` or ``stop_sequence``), ``stop_sequence``, and ``usage`` in the SDK's shape
+    (one token = 4 bytes of UTF-8; ``input_tokens`` equals ``count_tokens``'s): see
+    ``msgmodel.api.limits``. A thinking block the model left unsigned gets a deterministic
+    signature, as the API signs every thinking block it returns.
 
     With ``stream: true`` the same message arrives as the API's events: ``message_start``,
     ``ping``, per block ``content_block_start`` / ``content_block_delta`` (``text_delta``,
     ``input_json_delta``, ``thinking_delta``, ``signature_delta``) / ``content_block_stop``,
-    then ``message_delta`` (stop reason, usage) and ``message_stop``. The SDK's
+    then ``message_delta`` (stop reason, cumulative usage) and ``message_stop``. The SDK's
     ``client.messages.stream(...).get_final_message()`` rebuilds exactly the blocks of the
     non-streaming answer.
+
+Over HTTP (``LocalServer``)
+    Loopback only. A connection idle (or a body stalled) for ``socket_timeout`` seconds (30) is
+    closed; at most ``max_connections`` (64) are served at once and one more is closed at once;
+    a client that disconnects early is not logged as an error; ``Content-Length`` must be one
+    header of ASCII digits (``1_0``, ``+5`` or two headers are a 400 ``Invalid Content-Length``).
 
 ``import msgmodel.api.server`` does not import ``anthropic`` (~1 s) or ``httpx2``; the functions
 that make a client do.
