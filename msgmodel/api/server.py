@@ -13,8 +13,8 @@ The pieces
         The pure handler: JSON bytes in, ``Response(status, headers, body)`` out.
     ``LocalAPI(model)``
         Routes ``(method, path, headers, body)`` to ``POST /v1/messages``,
-        ``POST /v1/messages/count_tokens``, ``GET /v1/models`` and ``GET /v1/models/{id}``, and numbers the answered messages
-        (``msg_local_000001``, ...; refused requests take no number). Both transports
+        ``POST /v1/messages/count_tokens``, ``GET /v1/models`` and ``GET /v1/models/{id}``, and
+        numbers the answered messages (``msg_local_000001``, ...; refused requests take no number). Both transports
         below share it.
     ``local_client(model=None, **kwargs)`` / ``async_local_client(...)``
         The official ``anthropic`` SDK client wired to a fresh ``LocalAPI`` in-process
