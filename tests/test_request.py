@@ -64,8 +64,8 @@ def derive_known_request() -> dict[str, Any]:
             return ("null",)
         if tp is object or tp is Any:
             return ("any",)
-        if origin is Literal:
-            return ("lit", tuple(get_args(tp)))
+        if origin is Literal:  # sorted: typing caches equal Literals, whichever order was seen first
+            return ("lit", tuple(sorted(get_args(tp), key=lambda v: (type(v).__name__, repr(v)))))
         if origin in (Union, types.UnionType):
             return union([spec(a) for a in get_args(tp)])
         if origin in (list, collections.abc.Iterable, collections.abc.Sequence) or (
@@ -94,7 +94,8 @@ def derive_known_request() -> dict[str, Any]:
             flat = [x for x in flat if not (x[0] == "lit" and all(isinstance(v, str) for v in x[1]))]
         lits = [x for x in flat if x[0] == "lit"]
         if len(lits) > 1:  # Literal[a] | Literal[b] -> Literal[a, b]
-            merged_lit = ("lit", tuple(v for x in lits for v in x[1]))
+            values = {(type(v), v): v for x in lits for v in x[1]}  # typing's caches may repeat members
+            merged_lit = ("lit", tuple(sorted(values.values(), key=lambda v: (type(v).__name__, repr(v)))))
             flat = [merged_lit if x is lits[0] else x for x in flat if x[0] != "lit" or x is lits[0]]
         lists = [x for x in flat if x[0] == "list"]
         if len(lists) > 1:  # list[A] | list[B] -> list[A | B]
@@ -268,7 +269,7 @@ def test_bodies_the_sdk_types_allow_are_accepted(extra: dict[str, Any]) -> None:
         ),
         (
             {"output_config": {"effort": "extreme"}},
-            "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'",
+            "output_config.effort: Input should be 'high', 'low', 'max', 'medium' or 'xhigh'",
         ),
         ({"container": 5}, "container: Input should be a valid dictionary"),
         ({"mcp_servers": [{}]}, "mcp_servers.0.name: Field required"),
