@@ -50,7 +50,8 @@ Wording
     ```temperature` and `top_p` cannot both be specified for this model. Please use only one.``,
     ``model: <id>`` (404 ``not_found_error``). OUR wording (no public capture found): the
     union-mismatch texts, the ``tool_choice`` texts, ``max_tokens`` versus ``budget_tokens``, the
-    empty stop sequence, the ``input_schema.type`` literal text.
+    empty stop sequence, the ``input_schema.type`` literal text, and the order of a literal's
+    values (sorted; pydantic lists them as declared, which typing's caches do not preserve).
 """
 
 from __future__ import annotations
