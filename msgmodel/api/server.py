@@ -704,7 +704,10 @@ def make_server(
 def serve(port: int, *, host: str = "127.0.0.1", model: Model | None = None) -> None:
     """Serve the local API on ``host:port`` until interrupted (Ctrl-C)."""
     server = make_server(port, host=host, model=model, quiet=False)
-    print(f"msgmodel local Messages API on {server.url} (POST /v1/messages); Ctrl-C to stop", file=sys.stderr)
+    print(
+        f"msgmodel local Messages API on {server.url} (POST /v1/messages, GET /v1/models); Ctrl-C to stop",
+        file=sys.stderr,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
