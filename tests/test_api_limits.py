@@ -127,6 +127,19 @@ def test_a_stop_sequence_cuts_the_text_and_is_reported() -> None:
     assert create(c, stop_sequences=["absent"]).stop_reason == "end_turn"
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_any_stop_sequence_taken_from_the_text_cuts_right_before_its_first_match(data: st.DataObject) -> None:
+    start = data.draw(st.integers(0, len(LONG) - 1))
+    stop = LONG[start : start + data.draw(st.integers(1, 6))]
+    c = local_client(SCRIPT)
+    m = create(c, stop_sequences=[stop])
+    assert m.stop_reason == "stop_sequence" and m.stop_sequence == stop
+    kept = LONG[: LONG.find(stop)]
+    assert [b.text for b in m.content if b.type == "text"] == ([kept] if kept else [])
+    assert dumped(streamed(c, stop_sequences=[stop])) == dumped(m)
+
+
 def test_a_stop_sequence_past_max_tokens_is_not_reached() -> None:
     m = create(local_client(SCRIPT), stop_sequences=["END"], max_tokens=10)
     assert m.stop_reason == "max_tokens" and m.stop_sequence is None
