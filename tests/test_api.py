@@ -151,8 +151,8 @@ def test_tool_blocks_without_tools_raise_the_must_define_tools_error() -> None:
 def test_basic_field_errors_reach_the_sdk_pydantic_style() -> None:
     c = local_client()
     with pytest.raises(anthropic.BadRequestError) as info:
-        c.messages.create(model=MODEL, max_tokens=0, messages=[{"role": "user", "content": "hi"}])
-    assert error_text(info.value) == "max_tokens: Input should be greater than or equal to 1"
+        c.messages.create(model=MODEL, max_tokens=-1, messages=[{"role": "user", "content": "hi"}])
+    assert error_text(info.value) == "max_tokens: Input should be greater than or equal to 0"
 
 
 def test_a_validating_stream_raises_before_any_event() -> None:
@@ -304,8 +304,8 @@ def test_the_handler_refuses_exactly_what_the_validator_refuses(history: list[Me
         (b'{"model": "m", "messages": []}', "max_tokens: Field required"),
         (b'{"model": "m", "max_tokens": "5", "messages": []}', "max_tokens: Input should be a valid integer"),
         (b'{"model": "m", "max_tokens": true, "messages": []}', "max_tokens: Input should be a valid integer"),
-        (b'{"model": "m", "max_tokens": 0, "messages": []}', "max_tokens: Input should be greater than or equal to 1"),
-        (b'{"max_tokens": 0}', "max_tokens: Input should be greater than or equal to 1"),
+        (b'{"model": "m", "max_tokens": -1, "messages": []}', "max_tokens: Input should be greater than or equal to 0"),
+        (b'{"max_tokens": -1}', "max_tokens: Input should be greater than or equal to 0"),
         (b'{"model": "m", "max_tokens": 5}', "messages: Field required"),
         (b'{"model": "m", "max_tokens": 5, "messages": {}}', "messages: Input should be a valid list"),
         (b'{"max_tokens": 5, "messages": []}', "model: Field required"),

@@ -286,3 +286,26 @@ def test_serve_runs_until_interrupted_and_exits_cleanly() -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_the_sdk_lists_and_retrieves_models_over_http(server: LocalServer) -> None:
+    from msgmodel.api.request import known_models
+
+    c = sdk(server)
+    assert [m.id for m in c.models.list(limit=5)] == list(known_models())  # auto-paginated, 5 at a time
+    assert c.models.retrieve(MODEL).display_name == "Claude Haiku 4.5"
+    with pytest.raises(anthropic.NotFoundError):
+        c.models.retrieve("claude-nope")
+    status, _, payload = raw(server, "POST", "/v1/models")
+    assert status == 405 and payload["error"]["type"] == "invalid_request_error"
+
+
+def test_an_unknown_model_is_a_404_over_http(server: LocalServer) -> None:
+    with pytest.raises(anthropic.NotFoundError) as info:
+        sdk(server).messages.create(model="claude-nope-1", max_tokens=5, messages=[{"role": "user", "content": "hi"}])
+    assert info.value.status_code == 404
+
+
+def test_a_deeply_nested_body_is_a_400_over_http(server: LocalServer) -> None:
+    status, _, payload = raw(server, "POST", "/v1/messages", b"[" * 100_000)
+    assert status == 400 and payload["error"]["type"] == "invalid_request_error"

@@ -995,8 +995,8 @@ def test_validate_request_missing_fields() -> None:
         "max_tokens: Input should be a valid integer",
         "model: Input should be a valid string",
     ]
-    assert texts(validate_request(_body(max_tokens=0, stream="sometimes"))) == [
-        "max_tokens: Input should be greater than or equal to 1",
+    assert texts(validate_request(_body(max_tokens=-1, stream="sometimes"))) == [
+        "max_tokens: Input should be greater than or equal to 0",
         "stream: Input should be a valid boolean",
     ]
     assert validate_request(_body(stream=True)) == []

@@ -1,6 +1,9 @@
 """The local Messages API: an offline, deterministic, validating stand-in for ``POST /v1/messages``.
 
 ``server``      the API itself (in-process clients for the official SDK, and ``serve`` over HTTP)
+``request``     what a request body may hold (``validate_body``, ``known_models``)
+``limits``      tokens, usage, and the answer cut by ``max_tokens`` / ``stop_sequences``
+``models``      ``GET /v1/models`` and ``GET /v1/models/{id}``
 ``scripted``    the models that answer it (``ScriptedModel``, ``RuleModel``)
 ``constraints`` what ``tool_choice`` and ``output_config.format`` make of any model's answer
 ``schema_instance`` one deterministic JSON instance of a JSON schema (forced tool inputs, JSON output)

@@ -180,16 +180,21 @@ class ScriptedModel:
 _PATH_RE: Final = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][\w]{0,7})(?![\w/])")
 _DIR_RE: Final = re.compile(r"(?<![\w/.-])((?:\.{1,2}|[\w-]+)(?:/[\w.-]+)*/)(?![\w])")
 _QUOTED_RE: Final = re.compile(r"[\"'`“‘]([^\"'`”’]+)[\"'`”’]")
-_SEARCH_FOR_RE: Final = re.compile(r"\b(?:grep|search|look|find|where)\b(?:\s+\w+)*?\s+for\s+(\S+)", re.IGNORECASE)
+_TRIGGER_END_RE: Final = re.compile(r"\b(?:grep|search|look|find|where)\Z", re.IGNORECASE)
+_WORD_RE: Final = re.compile(r"\w+")
 _EXPR_RE: Final = re.compile(r"[-(]*\d+(?:\.\d+)?\)*(?:\s*(?:\*\*|//|[-+*/%])\s*[-(]*\d+(?:\.\d+)?\)*)+")
 _SUMMARY_RE: Final = re.compile(r"\bsummar(?:y|ize|ise|izing|ising)\b", re.IGNORECASE)
 _LIST_RE: Final = re.compile(r"\b(?:list|ls|director(?:y|ies)|folders?|files in)\b", re.IGNORECASE)
-_CALL_RE: Final = re.compile(r"\[call ([\w.-]+)\((.*?)\)\]", re.DOTALL)
-_RESULT_RE: Final = re.compile(r"\[result( \(failed\))?: (.*?)\](?=\s|$)", re.DOTALL)
+_CALL_HEAD_RE: Final = re.compile(r"\[call ([\w.-]+)\(")
+_RESULT_HEAD_RE: Final = re.compile(r"\[result( \(failed\))?: ")
+_RESULT_END_RE: Final = re.compile(r"\](?=\s|\Z)")
 _PLACEHOLDER_RE: Final = re.compile(r"\((?:tool call|tool result|tool use|tool_use|tool_result)\)", re.IGNORECASE)
 _TASK_RE: Final = re.compile(r"^User: (?!\[result)(.+)$", re.MULTILINE | re.IGNORECASE)
 
 _MAX_PARALLEL: Final = 4
+_SCAN_CHARS: Final = 2048
+"""The rules that pick a tool read at most this many characters of the user's text: the
+regular expressions for paths and expressions backtrack, so what they scan is bounded."""
 _CUT: Final = 80
 
 
@@ -281,13 +286,32 @@ def _thinking_enabled(request: Mapping[str, Any]) -> bool:
     return isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")
 
 
+def _search_for(text: str) -> str | None:
+    r"""What follows ``for`` in "find/search/grep/look/where ... for X" (the words between plain words).
+
+    The linear form of ``\b(?:grep|search|look|find|where)\b(?:\s+\w+)*?\s+for\s+(\S+)``: one
+    pass over the whitespace-separated tokens, armed by a token ending in a trigger word,
+    disarmed by a token that is not a plain word.
+    """
+    tokens = text.split()
+    armed = False
+    for i, token in enumerate(tokens):
+        if armed and token.lower() == "for" and i + 1 < len(tokens):
+            return tokens[i + 1]
+        armed = armed and _WORD_RE.fullmatch(token) is not None
+        if _TRIGGER_END_RE.search(token):
+            armed = True
+    return None
+
+
 def _plan_calls(text: str, tools: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
-    """Which demo tools to call for the user's ``text``, among the ``tools`` defined."""
+    """Which demo tools to call for the user's ``text`` (its first ``_SCAN_CHARS``), among the ``tools`` defined."""
+    text = text[:_SCAN_CHARS]
     lowered = text.lower()
     if "grep" in tools:
         quoted = _QUOTED_RE.search(text)
-        search_for = _SEARCH_FOR_RE.search(text)
-        pattern = quoted.group(1) if quoted else (search_for.group(1).strip(".,;:!?") if search_for else None)
+        search_for = _search_for(text)
+        pattern = quoted.group(1) if quoted else (search_for.strip(".,;:!?") if search_for else None)
         if pattern and ("grep" in lowered or "search" in lowered or "find" in lowered or "where" in lowered):
             where = _DIR_RE.search(text)
             path = where.group(1) if where else "."
@@ -351,14 +375,35 @@ def _system_text(request: Mapping[str, Any]) -> str:
     return ""
 
 
+def _find_spans(
+    text: str, head: re.Pattern[str], end_at: Callable[[int], tuple[int, int] | None]
+) -> list[tuple[str, str]]:
+    """``findall`` of ``head`` + lazy body + end, in one pass: (the head's group, the body) per match.
+
+    ``end_at(i)`` is the span of the first end at or after ``i``. Once no end follows a head,
+    none follows a later one, so the scan stops: linear where the lazy ``(.*?)`` was quadratic.
+    """
+    found: list[tuple[str, str]] = []
+    at = 0
+    while (m := head.search(text, at)) is not None:
+        end = end_at(m.end())
+        if end is None:
+            break
+        found.append((m.group(1) or "", text[m.end() : end[0]]))
+        at = end[1]
+    return found
+
+
 def _summarize(messages: Sequence[Message]) -> str:
     """A summary from the conversation's text alone: what a summarizer can know is what it reads.
 
     The ``system`` prompt is instructions, not conversation, and is not summarized.
     """
     text = "\n\n".join(message_to_text(m) for m in messages)
-    calls = _CALL_RE.findall(text)
-    results = _RESULT_RE.findall(text)
+    calls = _find_spans(text, _CALL_HEAD_RE, lambda at: (i, i + 2) if (i := text.find(")]", at)) >= 0 else None)
+    results = _find_spans(
+        text, _RESULT_HEAD_RE, lambda at: m.span() if (m := _RESULT_END_RE.search(text, at)) else None
+    )
     placeholders = len(_PLACEHOLDER_RE.findall(text))
     lines = ["Summary of the conversation so far (built only from the text I was given):"]
     task = _TASK_RE.search(text)

@@ -3,16 +3,18 @@
 This module owns the *wire* side of the local API: how a ``POST /v1/messages`` request
 is accepted or refused, and what the answer looks like (the Message JSON, or its
 server-sent events when ``stream`` is true). What the model says comes from a pluggable
-deterministic ``msgmodel.api.scripted.Model`` (``RuleModel`` by default); which histories are
-legal is decided by ``msgmodel.core.protocol.validate_request`` alone.
+deterministic ``msgmodel.api.scripted.Model`` (``RuleModel`` by default); which request bodies are legal
+is decided by ``msgmodel.api.request.validate_body`` (every field; the ``messages`` rules are
+``msgmodel.core.protocol``'s); how much of the answer is delivered and what usage it reports,
+by ``msgmodel.api.limits``; the Models endpoints are ``msgmodel.api.models``.
 
 The pieces
     ``handle_messages(body, headers=None, *, model=None, seq=1) -> Response``
         The pure handler: JSON bytes in, ``Response(status, headers, body)`` out.
     ``LocalAPI(model)``
-        Routes ``(method, path, headers, body)`` to ``POST /v1/messages`` and
-        ``POST /v1/messages/count_tokens`` and numbers the answered messages
-        (``msg_local_000001``, ...; refused requests take no number). Both transports
+        Routes ``(method, path, headers, body)`` to ``POST /v1/messages``,
+        ``POST /v1/messages/count_tokens``, ``GET /v1/models`` and ``GET /v1/models/{id}``, and
+        numbers the answered messages (``msg_local_000001``, ...; refused requests take no number). Both transports
         below share it.
     ``local_client(model=None, **kwargs)`` / ``async_local_client(...)``
         The official ``anthropic`` SDK client wired to a fresh ``LocalAPI`` in-process
@@ -51,12 +53,12 @@ Errors, exactly as the live API shapes them
     * headers (only when given): ``anthropic-version: header is required``;
     * the body is JSON: ``Invalid JSON: <detail>`` (pydantic's wording, which the API's
       request models use; the detail is pydantic-core's when it is installed);
-    * ``max_tokens`` at least 1: ``max_tokens: Input should be greater than or equal to 1``;
-    * ``msgmodel.core.protocol.validate_request``: the first violation's text, verbatim. It
-      also owns the body's shape, pydantic-style (``Input should be a valid dictionary``,
-      ``max_tokens: Field required``, ``messages: Input should be a valid list``,
-      ``model: Field required``, ...);
-    * ``stream`` a boolean: ``stream: Input should be a valid boolean``.
+      (a body nested deeper than the decoder's limit included:
+      ``Invalid JSON: recursion limit exceeded at line 1 column N``);
+    * ``msgmodel.api.request.validate_body``: the first violation's text, verbatim: every field
+      of the SDK's ``MessageCreateParams`` (types, ranges, unknown keys, tools, ``tool_choice``,
+      ``thinking`` ...), the ``messages`` rules of ``msgmodel.core.protocol``, then the model:
+      an id the SDK does not list is 404 ``not_found_error`` ``model: <id>``.
 
     Other statuses: 404 ``not_found_error`` for an unknown path, 405 for a wrong method,
     413 ``request_too_large`` over 32 MiB (``Request exceeds the maximum allowed number of
@@ -66,19 +68,25 @@ The answer
     ``id`` ``msg_local_NNNNNN``, ``type`` ``message``, ``role`` ``assistant``, the
     request's ``model``, the model's blocks after the request's ``tool_choice`` and JSON output
     format were applied to them (``msgmodel.api.constraints.constrain``, as the live API
-    constrains its decoding), serialized by ``msgmodel.core.message.to_api``,
-    ``stop_reason`` ``tool_use`` when a block is a ``tool_use`` and ``end_turn``
-    otherwise, ``stop_sequence`` null, and ``usage`` estimated as a quarter of the JSON
-    bytes (input: ``system`` + ``messages`` + ``tools``; output: the content), at least 1.
-    A thinking block the model left unsigned gets a deterministic signature, as the API
-    signs every thinking block it returns. ``max_tokens`` is checked but not enforced.
+    constrains its decoding), serialized by ``msgmodel.core.message.to_api`` and cut by
+    ``max_tokens`` and ``stop_sequences``, ``stop_reason`` (``end_turn``, ``tool_use``,
+    ``max_tokens`` or ``stop_sequence``), ``stop_sequence``, and ``usage`` in the SDK's shape
+    (one token = 4 bytes of UTF-8; ``input_tokens`` equals ``count_tokens``'s): see
+    ``msgmodel.api.limits``. A thinking block the model left unsigned gets a deterministic
+    signature, as the API signs every thinking block it returns.
 
     With ``stream: true`` the same message arrives as the API's events: ``message_start``,
     ``ping``, per block ``content_block_start`` / ``content_block_delta`` (``text_delta``,
     ``input_json_delta``, ``thinking_delta``, ``signature_delta``) / ``content_block_stop``,
-    then ``message_delta`` (stop reason, usage) and ``message_stop``. The SDK's
+    then ``message_delta`` (stop reason, cumulative usage) and ``message_stop``. The SDK's
     ``client.messages.stream(...).get_final_message()`` rebuilds exactly the blocks of the
     non-streaming answer.
+
+Over HTTP (``LocalServer``)
+    Loopback only. A connection idle (or a body stalled) for ``socket_timeout`` seconds (30) is
+    closed; at most ``max_connections`` (64) are served at once and one more is closed at once;
+    a client that disconnects early is not logged as an error; ``Content-Length`` must be one
+    header of ASCII digits (``1_0``, ``+5`` or two headers are a 400 ``Invalid Content-Length``).
 
 ``import msgmodel.api.server`` does not import ``anthropic`` (~1 s) or ``httpx2``; the functions
 that make a client do.
@@ -89,8 +97,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import ipaddress
-import math
 import os
+import re
 import socket
 import sys
 import threading
@@ -98,10 +106,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, assert_never
+from urllib.parse import unquote
 
 import msgspec
 
+from msgmodel.api import limits, models
 from msgmodel.api.constraints import constrain
+from msgmodel.api.request import validate_body
 from msgmodel.api.scripted import Model, RuleModel, signature_for
 from msgmodel.core.message import (
     ContentBlock,
@@ -113,7 +124,6 @@ from msgmodel.core.message import (
     ToolUseBlock,
     block_to_api,
 )
-from msgmodel.core.protocol import validate_request
 
 if TYPE_CHECKING:
     import anthropic
@@ -152,6 +162,7 @@ DEFAULT_PORT: Final = 8765
 
 MESSAGES_PATH: Final = "/v1/messages"
 COUNT_TOKENS_PATH: Final = "/v1/messages/count_tokens"
+MODELS_PATH: Final = "/v1/models"
 _TOO_LARGE: Final = "Request exceeds the maximum allowed number of bytes."
 _DELTA_CHARS: Final = 32
 """Deltas of a streamed block carry this many characters each (deterministic chunking)."""
@@ -276,31 +287,25 @@ def _check_request(
         )
     try:
         request = msgspec.json.decode(body)
-    except msgspec.DecodeError as e:
+    except (msgspec.DecodeError, RecursionError) as e:  # RecursionError: nesting deeper than the decoder's limit
         detail = _json_error_detail(body, str(e))
         return error_response(400, "invalid_request_error", f"Invalid JSON: {detail}", request_id=request_id)
-    checked = request
-    if not needs_max_tokens and isinstance(request, dict) and "max_tokens" not in request:
-        checked = {**request, "max_tokens": 1}  # count_tokens takes no max_tokens; validate the rest alike
-    violations = validate_request(checked)
+    try:
+        violations = validate_body(request, count_tokens=not needs_max_tokens)
+    except RecursionError:  # a validator recursing on deep input must still answer in the API's shape
+        text = "request nesting is too deep"  # our wording
+        return error_response(400, "invalid_request_error", text, request_id=request_id)
     if violations:
+        if violations[0].rule == "model_not_found":
+            return error_response(404, "not_found_error", str(violations[0]), request_id=request_id)
         return error_response(400, "invalid_request_error", str(violations[0]), request_id=request_id)
-    assert isinstance(request, dict)  # validate_request refuses anything else
+    assert isinstance(request, dict)  # validate_body refuses anything else
     return request
 
 
 # ---------------------------------------------------------------------------------------
 # The answer
 # ---------------------------------------------------------------------------------------
-
-
-def _tokens(n_bytes: int) -> int:
-    return max(1, math.ceil(n_bytes / 4))
-
-
-def _input_tokens(request: Mapping[str, Any]) -> int:
-    counted = {k: request[k] for k in ("system", "messages", "tools") if k in request}
-    return _tokens(len(_ENCODER.encode(counted)))
 
 
 def _signed(blocks: Sequence[ContentBlock], request: Mapping[str, Any]) -> list[ContentBlock]:
@@ -314,19 +319,18 @@ def _signed(blocks: Sequence[ContentBlock], request: Mapping[str, Any]) -> list[
 
 
 def _message(
-    request: Mapping[str, Any], blocks: Sequence[ContentBlock], content: list[dict[str, Any]], seq: int
+    request: Mapping[str, Any], delivered: limits.Delivered, content: list[dict[str, Any]], seq: int
 ) -> dict[str, Any]:
-    """The Message JSON answering ``request`` with ``blocks`` (``content`` is their wire form)."""
-    stop_reason = "tool_use" if any(b.type == "tool_use" for b in blocks) else "end_turn"
+    """The Message JSON answering ``request`` with the ``delivered`` blocks (``content`` is their wire form)."""
     return {
         "id": f"msg_local_{seq:06d}",
         "type": "message",
         "role": "assistant",
         "model": request["model"],
         "content": content,
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": {"input_tokens": _input_tokens(request), "output_tokens": _tokens(len(_ENCODER.encode(content)))},
+        "stop_reason": delivered.stop_reason,
+        "stop_sequence": delivered.stop_sequence,
+        "usage": limits.usage(limits.input_tokens(request), limits.output_tokens(delivered.blocks)),
     }
 
 
@@ -368,7 +372,7 @@ def _stream_events(message: Mapping[str, Any], blocks: Sequence[ContentBlock]) -
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1},
+        "usage": limits.message_start_usage(usage),
     }
     events: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
     for i, block in enumerate(blocks):
@@ -377,7 +381,7 @@ def _stream_events(message: Mapping[str, Any], blocks: Sequence[ContentBlock]) -
         {
             "type": "message_delta",
             "delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
-            "usage": {"output_tokens": usage["output_tokens"]},
+            "usage": limits.message_delta_usage(usage),
         }
     )
     events.append({"type": "message_stop"})
@@ -408,14 +412,15 @@ def handle_messages(
     request = checked
     try:
         answer = (model if model is not None else RuleModel()).respond(request)
-        blocks = _signed(constrain(list(answer), request), request)
+        delivered = limits.apply_limits(_signed(constrain(list(answer), request), request), request)
+        blocks = delivered.blocks
         content = [block_to_api(b) for b in blocks]
         _ENCODER.encode(content)  # a model's block that is not JSON fails here, as the model's fault
     except DecodeError as e:  # the validator accepted a history the codec cannot read
         return error_response(400, "invalid_request_error", str(e), request_id=request_id)
     except Exception as e:
         return error_response(500, "api_error", f"local model failed: {type(e).__name__}: {e}", request_id=request_id)
-    message = _message(request, blocks, content, seq() if callable(seq) else seq)
+    message = _message(request, delivered, content, seq() if callable(seq) else seq)
     if request.get("stream") is True:
         sse_headers = (
             ("content-type", "text/event-stream; charset=utf-8"),
@@ -432,7 +437,7 @@ def handle_count_tokens(body: bytes, headers: Mapping[str, str] | None = None) -
     checked = _check_request(body, headers, request_id, needs_max_tokens=False)
     if isinstance(checked, Response):
         return checked
-    return _json_response(200, {"input_tokens": _input_tokens(checked)}, request_id)
+    return _json_response(200, {"input_tokens": limits.input_tokens(checked)}, request_id)
 
 
 # ---------------------------------------------------------------------------------------
@@ -459,8 +464,11 @@ class LocalAPI:
 
     def handle(self, method: str, target: str, headers: Mapping[str, str] | None, body: bytes) -> Response:
         """Answer one HTTP request; ``target`` is the path, with or without a query string."""
-        path = target.split("?", 1)[0].rstrip("/") or "/"
+        path, _, query = target.partition("?")
+        path = path.rstrip("/") or "/"
         request_id = _request_id(method.encode(), target.encode(), body)
+        if path == MODELS_PATH or path.startswith(MODELS_PATH + "/"):
+            return self._models(method, path, query, request_id)
         if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
             return error_response(404, "not_found_error", "Not Found", request_id=request_id)
         if method != "POST":
@@ -471,6 +479,19 @@ class LocalAPI:
         if path == COUNT_TOKENS_PATH:
             return handle_count_tokens(body, headers)
         return handle_messages(body, headers, model=self.model, seq=self._next_seq)
+
+    def _models(self, method: str, path: str, query: str, request_id: str) -> Response:
+        """``GET /v1/models`` and ``GET /v1/models/{id}`` (``msgmodel.api.models``)."""
+        if method not in ("GET", "HEAD"):
+            r = error_response(405, "invalid_request_error", "Method Not Allowed", request_id=request_id)
+            return Response(r.status, (*r.headers, ("allow", "GET")), r.body)
+        model_id = path[len(MODELS_PATH) + 1 :]
+        if "/" in model_id:
+            return error_response(404, "not_found_error", "Not Found", request_id=request_id)
+        status, payload = models.retrieve_model(unquote(model_id)) if model_id else models.list_models(query)
+        if status != 200:
+            return _json_response(status, {**payload, "request_id": request_id}, request_id)
+        return _json_response(200, payload, request_id)
 
 
 # ---------------------------------------------------------------------------------------
@@ -559,9 +580,26 @@ def _check_loopback(host: str) -> str:
     return host
 
 
+_DIGITS: Final = re.compile(r"[0-9]{1,20}")
+SOCKET_TIMEOUT: Final = 30.0
+"""Seconds a connection may sit idle (or a body may stall) before the server closes it."""
+MAX_CONNECTIONS: Final = 64
+"""Connections served at once; one more is closed at once instead of holding a thread."""
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: LocalServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.socket_timeout)
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (TimeoutError, ConnectionError):  # idle, stalled or gone: close quietly, no traceback
+            self.close_connection = True
 
     def _answer(self, method: str) -> None:
         api = self.server.api
@@ -569,10 +607,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(error_response(411, "invalid_request_error", "Length Required", request_id=_request_id()))
             self.close_connection = True
             return
-        try:
-            length = int(self.headers.get("content-length") or 0)
-            if length < 0:
+        lengths = self.headers.get_all("content-length") or []
+        try:  # strict: one header, ASCII digits only (int() would take "1_0", "+5", " 7 ")
+            if len(lengths) > 1 or (lengths and not _DIGITS.fullmatch(lengths[0])):
                 raise ValueError
+            length = int(lengths[0]) if lengths else 0
         except ValueError:
             r = error_response(400, "invalid_request_error", "Invalid Content-Length", request_id=_request_id())
             self._send(r)
@@ -645,12 +684,43 @@ class LocalServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], api: LocalAPI, *, quiet: bool = True) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        api: LocalAPI,
+        *,
+        quiet: bool = True,
+        socket_timeout: float = SOCKET_TIMEOUT,
+        max_connections: int = MAX_CONNECTIONS,
+    ) -> None:
         self.api = api
         self.quiet = quiet
+        self.socket_timeout = socket_timeout
+        self._slots = threading.BoundedSemaphore(max_connections)
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):  # over the cap: refuse the connection, keep no thread
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (TimeoutError, ConnectionError)):
+            return  # a client that went away is not a server error
+        super().handle_error(request, client_address)
 
     @property
     def port(self) -> int:
@@ -669,19 +739,26 @@ def make_server(
     model: Model | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
     quiet: bool = True,
+    socket_timeout: float = SOCKET_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
 ) -> LocalServer:
     """A bound, not yet serving, HTTP server for the local API (``port=0``: any free port).
 
     Run it with ``server.serve_forever()`` (in a thread, say); stop it with
     ``server.shutdown()`` then ``server.server_close()``. ``host`` must be loopback.
     """
-    return LocalServer((_check_loopback(host), port), LocalAPI(model, max_body_bytes=max_body_bytes), quiet=quiet)
+    api = LocalAPI(model, max_body_bytes=max_body_bytes)
+    address = (_check_loopback(host), port)
+    return LocalServer(address, api, quiet=quiet, socket_timeout=socket_timeout, max_connections=max_connections)
 
 
 def serve(port: int, *, host: str = "127.0.0.1", model: Model | None = None) -> None:
     """Serve the local API on ``host:port`` until interrupted (Ctrl-C)."""
     server = make_server(port, host=host, model=model, quiet=False)
-    print(f"msgmodel local Messages API on {server.url} (POST /v1/messages); Ctrl-C to stop", file=sys.stderr)
+    print(
+        f"msgmodel local Messages API on {server.url} (POST /v1/messages, GET /v1/models); Ctrl-C to stop",
+        file=sys.stderr,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -521,9 +521,10 @@ def validate_request(body: object) -> list[Violation]:
     Options come from the body: ``model``; ``tools_defined`` = ``tools`` is a non-empty list;
     ``thinking`` = ``thinking.type``. A malformed body gives pydantic-style violations
     (``messages: Field required``). Our reading: the body-level fields are reported in the
-    order of the SDK's ``MessageCreateParams`` (``max_tokens`` (an integer >= 1), ``messages``,
+    order of the SDK's ``MessageCreateParams`` (``max_tokens`` (an integer >= 0), ``messages``,
     ``model``, ``stream`` (a boolean), ``thinking``, ``tools``), then the semantic rules. Other
-    fields (``system``, ``tool_choice``, ...) are not checked.
+    fields (``system``, ``tool_choice``, ...) are not checked here; the local API checks the
+    whole body with ``msgmodel.api.request.validate_body``.
     """
     if not isinstance(body, dict):
         return [_v("schema_type", "", _NOT_DICT)]
@@ -535,8 +536,8 @@ def validate_request(body: object) -> list[Violation]:
         schema.append(_v("schema_required_field", "max_tokens", _REQUIRED))
     elif not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
         schema.append(_v("schema_type", "max_tokens", _NOT_INT))
-    elif max_tokens < 1:
-        schema.append(_v("schema_type", "max_tokens", "Input should be greater than or equal to 1"))
+    elif max_tokens < 0:  # 0 is valid: the SDK documents it for prompt-cache pre-warming
+        schema.append(_v("schema_type", "max_tokens", "Input should be greater than or equal to 0"))
 
     model = body.get("model", _MISSING)
     model_name = model if isinstance(model, str) else None

@@ -1,0 +1,204 @@
+"""Regression tests for the local server defects of issue 11 (#15 quadratic rules, #16 deep JSON, #17 sockets).
+
+Each failed on the code before its fix. Time limits here are hang guards, not performance
+assertions: the inputs are sized so that the old code needs minutes to hours and the fixed code
+milliseconds. Network tests use 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import struct
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.api.scripted import RuleModel, _search_for
+from msgmodel.api.server import LocalServer, handle_messages, make_server
+from msgmodel.core.tools import tools_param
+
+MODEL = "claude-haiku-4-5"
+TOOLS: Any = tools_param(demo_registry())
+HANG_GUARD = 60.0
+
+
+def answer_within_guard(request: dict[str, Any]) -> Any:
+    """The rule model's answer, computed in a thread; fails (instead of hanging) past the guard."""
+    out: list[Any] = []
+    worker = threading.Thread(target=lambda: out.append(RuleModel().respond(request)), daemon=True)
+    worker.start()
+    worker.join(HANG_GUARD)
+    assert not worker.is_alive(), "the rule model did not answer: a quadratic scan?"
+    return out[0]
+
+
+# ---------------------------------------------------------------------------------------
+# 15. The rule model's scans are linear
+# ---------------------------------------------------------------------------------------
+
+
+def test_many_trigger_words_without_for_do_not_stall_the_rule_model() -> None:
+    # Before: the lazy `(?:\s+\w+)*?` retried from every "find": "find " * 16000 took 21 s, this hours.
+    request = {
+        "model": MODEL,
+        "max_tokens": 64,
+        "tools": TOOLS,
+        "messages": [{"role": "user", "content": "find " * 200_000}],
+    }
+    blocks = answer_within_guard(request)
+    assert blocks and blocks[0].type == "text"
+
+
+@pytest.mark.parametrize("text", ["(" * 400_000, "1+" * 200_000 + "x", "a/" * 200_000])
+def test_backtracking_inputs_for_paths_and_expressions_do_not_stall(text: str) -> None:
+    request = {"model": MODEL, "max_tokens": 64, "tools": TOOLS, "messages": [{"role": "user", "content": text}]}
+    assert answer_within_guard(request)
+
+
+def test_a_summary_of_unclosed_call_markers_does_not_stall() -> None:
+    # Before: `\[call ...\((.*?)\)\]` scanned to the end from every marker.
+    text = "[call a(" * 300_000 + " [result: x" * 100_000
+    request = {"model": MODEL, "max_tokens": 64, "system": "summarize", "messages": [{"role": "user", "content": text}]}
+    assert answer_within_guard(request)
+
+
+OLD_SEARCH_FOR = re.compile(r"\b(?:grep|search|look|find|where)\b(?:\s+\w+)*?\s+for\s+(\S+)", re.IGNORECASE)
+WORDS = st.sampled_from(["find", "Search", "for", "FOR", "x", "a-b", "where", "look,", "the", "refind", "for.", "é"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(words=st.lists(WORDS, max_size=10), seps=st.lists(st.sampled_from([" ", "  ", "\n", "\t"]), min_size=10))
+def test_the_linear_search_for_finds_what_the_old_regex_found(words: list[str], seps: list[str]) -> None:
+    text = "".join(w + s for w, s in zip(words, seps, strict=False))
+    old = OLD_SEARCH_FOR.search(text)
+    assert _search_for(text) == (old.group(1) if old else None)
+
+
+# ---------------------------------------------------------------------------------------
+# 16. Deep JSON is a 400, not a RecursionError
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body", [b"[" * 100_000, b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 50_000 + b"1" + b"}" * 50_000]
+)
+def test_a_deeply_nested_body_is_a_400_invalid_request_error(body: bytes) -> None:
+    r = handle_messages(body)
+    assert r.status == 400
+    assert r.json()["error"]["type"] == "invalid_request_error"
+    assert r.json()["error"]["message"].startswith("Invalid JSON: ")
+
+
+# ---------------------------------------------------------------------------------------
+# 17. Sockets: timeouts, a connection cap, quiet disconnects, strict Content-Length
+# ---------------------------------------------------------------------------------------
+
+
+def serving(**kwargs: Any) -> Iterator[LocalServer]:
+    srv = make_server(0, **kwargs)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(HANG_GUARD)
+
+
+@pytest.fixture
+def quick() -> Iterator[LocalServer]:
+    yield from serving(socket_timeout=0.5, max_connections=3)
+
+
+def connect(srv: LocalServer) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=HANG_GUARD)
+    return s
+
+
+def read_all(s: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection (bounded by the guard)."""
+    chunks = []
+    while chunk := s.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+BODY = msgspec.json.encode({"model": MODEL, "max_tokens": 16, "messages": [{"role": "user", "content": "hi there"}]})
+
+
+def post(srv: LocalServer, length_headers: list[str], body: bytes = BODY) -> bytes:
+    head = "POST /v1/messages HTTP/1.1\r\nHost: x\r\nanthropic-version: 2023-06-01\r\nConnection: close\r\n"
+    head += "".join(f"Content-Length: {v}\r\n" for v in length_headers) + "\r\n"
+    with connect(srv) as s:
+        s.sendall(head.encode() + body)
+        return read_all(s)
+
+
+def test_a_well_formed_content_length_is_answered(quick: LocalServer) -> None:
+    assert post(quick, [str(len(BODY))]).startswith(b"HTTP/1.1 200")
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [f"+{len(BODY)}"],
+        [f"{str(len(BODY))[0]}_{str(len(BODY))[1:]}"],
+        [str(len(BODY)), str(len(BODY))],
+        [f" {len(BODY)}x"],
+        ["-1"],
+        ["٣"],  # an Arabic-Indic digit: int() takes it
+    ],
+)
+def test_a_lax_content_length_is_refused(quick: LocalServer, values: list[str]) -> None:
+    answer = post(quick, values)
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
+    assert b"Invalid Content-Length" in answer
+
+
+def test_an_idle_connection_is_closed_after_the_socket_timeout(quick: LocalServer) -> None:
+    with connect(quick) as s:
+        assert read_all(s) == b""  # the server hangs up; before, it waited forever
+
+
+def test_an_announced_body_that_never_arrives_times_out() -> None:
+    for srv in serving(socket_timeout=0.5):  # the default 32 MiB limit: 100 MB is drained, not refused at once
+        with connect(srv) as s:
+            s.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n" + BODY)
+            read_all(s)  # returns once the server gives up on the body
+
+
+def test_connections_over_the_cap_are_closed_at_once_and_hold_no_thread() -> None:
+    for srv in serving(socket_timeout=HANG_GUARD, max_connections=2):
+        before = threading.active_count()
+        idle = [connect(srv) for _ in range(2)]
+        try:
+            time.sleep(0.2)  # let the server accept both
+            extra = [connect(srv) for _ in range(5)]
+            for s in extra:
+                assert read_all(s) == b""  # closed by the server, not left hanging
+                s.close()
+            assert threading.active_count() <= before + 2
+        finally:
+            for s in idle:
+                s.close()
+
+
+def test_an_early_disconnect_prints_no_traceback(capfd: pytest.CaptureFixture[str]) -> None:
+    for srv in serving(socket_timeout=5.0):
+        s = connect(srv)
+        s.sendall(b'POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"model"')
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()  # a reset mid-body
+        assert post(srv, [str(len(BODY))]).startswith(b"HTTP/1.1 200")  # still serving
+        time.sleep(0.3)  # the reset connection's thread finishes
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception occurred" not in err
