@@ -19,9 +19,10 @@ Where the field list comes from
     beta merged (our reading, as for block fields in ``msgmodel.core.protocol``: a beta field such
     as ``thread`` or ``context_management`` is accepted without the beta header; the live API
     refuses some of them without it), and every TypedDict they reach, with its required keys.
-    Three sampling fields the pinned SDK no longer types but the live API documents and
-    third-party clients still send are added here: ``temperature`` and ``top_p`` (numbers in
-    0..1) and ``top_k`` (an integer >= 0).
+    Four fields the pinned SDK no longer types but the live API documents and third-party
+    clients still send are added here: ``temperature`` and ``top_p`` (numbers in 0..1),
+    ``top_k`` (an integer >= 0) and ``output_format`` (the structured-output beta's spelling of
+    ``output_config.format``, which older SDKs send at the top level).
 
 What is checked, in this order
     1. Schema, field by field in the SDK's order (``max_tokens``, ``messages``, ``model``, then
@@ -105,7 +106,12 @@ _TOOL_NAME_TEXT: Final = "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"
 _UNIQUE: Final = "Tool names must be unique."
 _BOTH_SAMPLING: Final = "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
 _MIN_BUDGET: Final = 1024
-_SAMPLING: Final[dict[str, list[Any]]] = {"temperature": ["float"], "top_k": ["int"], "top_p": ["float"]}
+_SAMPLING: Final[dict[str, list[Any]]] = {
+    "temperature": ["float"],
+    "top_k": ["int"],
+    "top_p": ["float"],
+    "output_format": ["union", [["ref", "BetaJSONOutputFormatParam"], ["null"]]],
+}
 """Fields the live API documents that the pinned SDK no longer types (see the module docstring)."""
 _SCHEMA_RULES: Final = frozenset(
     {"schema_type", "schema_required_field", "schema_extra_field", "text_type", "unknown_block_type"}

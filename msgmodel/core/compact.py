@@ -728,7 +728,7 @@ def repair(messages: Sequence[Message]) -> tuple[list[Message], list[RepairNote]
             r.note("dropped_empty_message", i, [], f"message {i}: dropped, its content is empty")
             continue
         m = r.without_orphan_server_results(i, m)
-        if not m.content:
+        if not blocks_of(m):
             r.note("dropped_empty_message", i, [], f"message {i}: dropped, nothing was left in it")
             continue
         if items and _has_tool_blocks(m) and items[-1][1] == m:

@@ -635,11 +635,11 @@ def _message_as_wire(m: Message) -> object:
     ``content=None`` build), so a block that ``block_to_api`` cannot write is passed on as it is
     and reported by the schema checks like any other value that is not a block object.
     """
-    content: object = m.content
+    content: object = m.content  # on purpose: a hand-built Message may hold anything; checked as raw data
     if not isinstance(content, (list, tuple)):
         return {"role": m.role, "content": content}
     blocks: list[object] = []
-    for b in content:
+    for b in content:  # on purpose: the same raw check, block by block
         try:
             blocks.append(block_to_api(b))
         except Exception:  # not a block, or a block whose fields are mistyped
