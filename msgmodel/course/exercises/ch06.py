@@ -167,10 +167,7 @@ def pairs_of(messages: Sequence[Message]) -> list[Pair]:
     return [(call, results.get(call.id)) for m in messages for call in tool_uses_of(m)]
 
 
-def _pairs_starter(messages: Any) -> Any:
-    calls = [b for m in messages for b in m.content if b.type == "tool_use"]
-    results = [b for m in messages for b in m.content if b.type == "tool_result"]
-    return list(zip(calls, results, strict=False))
+def _pairs_starter(messages: Any) -> Any: ...  # your code here
 
 
 _IMAGE: Final = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
@@ -286,6 +283,12 @@ exercise(
         checker=_check_pairs,
         reference=pairs_of,
         starter=_pairs_starter,
+        hints=(
+            "Content can be a string; a call may be answered out of order, in a later message, or never; server tool "
+            "blocks are not tool_use.",
+            "tool_uses_of(m) and tool_results_of(m) (msgmodel.core.message) read any message safely; index the "
+            "results by .tool_use_id, then walk the calls in order.",
+        ),
     )
 )
 
@@ -371,6 +374,12 @@ exercise(
         checker=_check_predictions,
         reference=_prediction_reference(),
         starter=None,
+        hints=(
+            "For each history, ask which rule it could break: with thinking enabled, the assistant turn that opens "
+            "the current tool loop must start with thinking; server tool calls need no tool_result.",
+            "The rules are thinking_required (docs/api-rules.md section 1.4) and the server-tool recordings of "
+            "section 4; validate(messages, thinking=...) checks a guess once you have made it.",
+        ),
     )
 )
 
@@ -393,12 +402,7 @@ def rename_in_text(messages: Sequence[Message], old: str, new: str) -> list[Mess
     return out
 
 
-def _rename_starter(messages: Any, old: Any, new: Any) -> Any:
-    for m in messages:
-        for b in blocks_of(m):
-            if b.type == "text":
-                b.text = b.text.replace(old, new)  # type: ignore[misc]  # the starter's bug: blocks are frozen
-    return messages
+def _rename_starter(messages: Any, old: Any, new: Any) -> Any: ...  # your code here
 
 
 _SIGNED: Final = ThinkingBlock("acme's deploy script reads DEPLOY_ENV; check it first.", signature="RXhhbXBsZVNpZw==")
@@ -492,5 +496,11 @@ exercise(
         checker=_check_rename,
         reference=rename_in_text,
         starter=_rename_starter,
+        hints=(
+            "Blocks and messages are frozen: build new ones instead of changing them, and leave every block that is "
+            "not text as it is (a thinking block's signature must stay valid).",
+            "msgspec.structs.replace(b, text=...) makes a changed copy of a block, msgspec.structs.replace(m, "
+            "content=...) of a message; keep string content a string.",
+        ),
     )
 )
