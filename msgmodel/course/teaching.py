@@ -4,6 +4,9 @@ This module owns the little machinery several chapters need to *show* something,
 notebook defines it again: ``side_by_side`` lays two texts out in columns (an HTML table in
 Jupyter, aligned plain text on GitHub and in nbval), and ``type_check`` runs ``mypy --strict``
 on snippets in a scratch folder and returns what mypy says with short, stable file names.
+It also re-exports, for the chapters, ``live_api_agreement`` (``msgmodel.course.live_api``: the
+validator beside the live API's public captures) and ``core_route`` (``msgmodel.course.route``:
+the 90-minute route through the series).
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-__all__ = ["MypyReport", "SideBySide", "side_by_side", "type_check"]
+from msgmodel.course.live_api import live_api_agreement
+from msgmodel.course.route import core_route
+
+__all__ = ["MypyReport", "SideBySide", "core_route", "live_api_agreement", "side_by_side", "type_check"]
 
 _SOURCE_TREE: Final = Path(__file__).resolve().parents[1]
 # One scratch folder per machine user, reused across runs (mypy's cache stays warm there;
