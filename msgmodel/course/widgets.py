@@ -809,7 +809,9 @@ class InterviewDrill:
             button = w.Button(description="Show the model answer", layout=w.Layout(width="210px"))
             button.add_class("mm-drill-show")
             shown = w.HTML(value="")
-            checks = [w.Checkbox(value=False, description=p, indent=False) for p in item.points]
+            checks = [
+                w.Checkbox(value=False, description=p, indent=False, layout=w.Layout(width="100%")) for p in item.points
+            ]
             for c in checks:
                 c.observe(self._on_tick, names="value")
             points = w.VBox(checks, layout=w.Layout(display="none"))
