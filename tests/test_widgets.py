@@ -29,12 +29,14 @@ from msgmodel.core.message import (
     user_text,
 )
 from msgmodel.core.protocol import Violation, validate
+from msgmodel.course.exercises.ch06 import DRILL, QUIZ, DrillItem
 from msgmodel.course.legacy.summary30 import transcript as legacy_transcript
 from msgmodel.course.synth import synth_session
 from msgmodel.course.widgets import (
     ApiVerdict,
     CompactionExplorer,
     ConversationView,
+    InterviewDrill,
     Question,
     Quiz,
     TranscriptCompare,
@@ -357,6 +359,19 @@ def test_quiz_click_gives_feedback() -> None:
         quiz.choose(1, "6")
 
 
+def test_quiz_choose_takes_a_letter_and_its_usage_names_no_option() -> None:
+    quiz = Quiz([Q])
+    assert quiz.choose(0, "B").correct and quiz.radios[0].value == "in the next user message"
+    with pytest.raises(ValueError, match="or a letter a, b, c"):
+        quiz.choose(0, "z")
+    chapter = [Question(q.prompt, q.options, q.answer, q.explain, q.hints) for q in QUIZ]
+    for q in [Q, *chapter]:
+        for option in q.options:
+            assert option not in Quiz.USAGE and repr(option) not in Quiz.USAGE
+    # before anything is checked, the text view lists the options and no verdict
+    assert "Correct" not in repr(Quiz(chapter)) and "     → " not in repr(Quiz(chapter))
+
+
 def test_quiz_static_fallback_hides_answers_in_details() -> None:
     page = Quiz([Q]).static_html()
     assert "<details><summary>Show the answer</summary><b>in the next user message</b>" in page
@@ -375,6 +390,7 @@ def _widgets() -> list[Any]:
         CompactionExplorer(SESSION, keep_recent=4),
         TranscriptCompare(SESSION[:6], before=legacy_transcript, terms=["README.md"]),
         Quiz([Q]),
+        InterviewDrill(DRILL),
     ]
 
 
@@ -392,7 +408,7 @@ def test_mimebundle_has_the_widget_a_static_html_and_a_deterministic_text() -> N
 
 
 def test_reprs_read_well() -> None:
-    view, ex, tc, quiz = _widgets()
+    view, ex, tc, quiz, _drill = _widgets()
     assert repr(view).splitlines()[:3] == [
         "ConversationView: 5 messages, 2 tool ids",
         "  400 invalid_request_error: 2 violations",
@@ -427,3 +443,65 @@ def test_import_msgmodel_does_not_import_ipywidgets() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+# ---------------------------------------------------------------------------------------
+# InterviewDrill
+# ---------------------------------------------------------------------------------------
+
+CARDS = [
+    DrillItem("Why frozen?", "Blocks are shared values.", ("shared", "error at the line", "shallow")),
+    DrillItem("Where to validate?", "At the boundary, once.", ("boundary", "protocol apart")),
+]
+
+
+def test_drill_write_first_then_reveal_then_tick_and_score() -> None:
+    drill = InterviewDrill(CARDS)
+    assert drill.score == (0, 5) and "Score: 0 of 5 key points (0%)" in drill.score_view.value
+    assert drill.model_answers[0].value == "" and drill.point_boxes[0].layout.display == "none"
+    drill.answers[0].value = "Because blocks are shared between histories."
+    drill.buttons[0].click()
+    assert drill.revealed == [True, False]
+    assert "Blocks are shared values." in drill.model_answers[0].value
+    assert "not written an answer" not in drill.model_answers[0].value
+    assert drill.point_boxes[0].layout.display == "flex"
+    assert [c.description for c in drill.checks[0]] == ["shared", "error at the line", "shallow"]
+    drill.checks[0][0].value = True
+    assert (
+        drill.score == (1, 5) and "Score: 1 of 5 key points (20%); 1 of 2 model answers shown" in drill.score_view.value
+    )
+    assert drill.tick(0, 2) == (2, 5) and drill.tick(0, 2, False) == (1, 5)
+    with pytest.raises(ValueError, match="show the model answer before ticking"):
+        drill.tick(1, 0)
+    assert drill.reveal(1) == "At the boundary, once."
+    assert "not written an answer" in drill.model_answers[1].value  # revealed before writing: a nudge, no block
+    drill.write(1, "at the boundary")
+    assert drill.tick(1, 0) == (2, 5) and drill.tick(1, 1) == (3, 5)
+    assert "Score: 3 of 5 key points (60%); 2 of 2 model answers shown" in drill.score_view.value
+
+
+def test_drill_text_view_gives_no_answer_away_and_static_html_folds_them() -> None:
+    drill = InterviewDrill(DRILL)
+    text = repr(drill)
+    assert text.splitlines()[0].startswith(f"InterviewDrill: Interview drill ({len(DRILL)} questions; Score: 0 of ")
+    for item in DRILL:
+        assert item.question in text and item.answer not in text
+        assert not any(point in text for point in item.points)
+    drill.write(0, "two shapes on the wire")
+    drill.reveal(0)
+    drill.tick(0, 1)
+    assert "your answer: 5 words; model answer shown, 1 of " in repr(drill)
+    page = InterviewDrill(DRILL).static_html()
+    assert page.count("<details><summary>Show the model answer</summary>") == len(DRILL)
+    for item in DRILL:
+        folded = page.split(html.escape(item.question), 1)[1].split("</details>", 1)[0]
+        assert html.escape(item.answer) in folded and all(html.escape(p) in folded for p in item.points)
+
+
+def test_drill_data_is_chapter_six_questions_with_three_to_five_key_points() -> None:
+    assert len(DRILL) >= 10 and len({d.question for d in DRILL}) == len(DRILL)
+    for d in DRILL:
+        assert 3 <= len(d.points) <= 5, d.question
+        assert d.question.endswith("?") and 2 <= d.answer.count(". ") + 1 <= 6, d.question
+    with pytest.raises(ValueError, match="at least one question"):
+        InterviewDrill([])

@@ -2,7 +2,9 @@
 
 ``display``     static HTML of a conversation (cards, tool-pair badges, ``show``)
 ``widgets``     the chapters' ipywidgets (ConversationView, CompactionExplorer, ...)
-``teaching``    helpers the chapters call (``side_by_side``, ``type_check``)
+``teaching``    helpers the chapters call (``side_by_side``, ``type_check``, ``live_api_agreement``, ``core_route``)
+``live_api``    the validator beside the live API's public captures (``msgmodel/data/live_api_errors.json``)
+``route``       the core route through the series, measured on ``notebooks/src``
 ``knowledge``   the scanner that finds block knowledge copied outside the model
 ``synth``       synthetic sessions of any length, for measurements
 ``exercises``   the exercises' checkers, hints and reference solutions

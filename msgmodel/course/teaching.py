@@ -11,6 +11,10 @@ written anywhere else. mypy's cache lives in the user's own cache folder
 (``$XDG_CACHE_HOME/msgmodel/mypy`` or ``~/.cache/msgmodel/mypy``), never in a shared
 folder of a predictable name, so another user of the machine can neither plant links in
 it nor read it; if that folder cannot be made, a private one per process is used.
+
+It also re-exports, for the chapters, ``live_api_agreement`` (``msgmodel.course.live_api``: the
+validator beside the live API's public captures) and ``core_route`` (``msgmodel.course.route``:
+the 90-minute route through the series).
 """
 
 from __future__ import annotations
@@ -29,7 +33,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-__all__ = ["MypyReport", "SideBySide", "side_by_side", "type_check"]
+from msgmodel.course.live_api import live_api_agreement
+from msgmodel.course.route import core_route
+
+__all__ = ["MypyReport", "SideBySide", "core_route", "live_api_agreement", "side_by_side", "type_check"]
 
 _SOURCE_TREE: Final = Path(__file__).resolve().parents[1]
 _cache_dir: Path | None = None

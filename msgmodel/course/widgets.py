@@ -20,6 +20,9 @@ The widgets
         counts what each side still mentions.
     ``Quiz(questions)``
         Multiple-choice self-check: ``RadioButtons`` and a Check button per ``Question``.
+    ``InterviewDrill(items)``
+        Interview practice: per question a ``Textarea`` to write an answer first, a button that
+        shows the model answer and a checklist of its key points, and the score (points ticked).
 
 How each one displays
     One mimebundle holding three views of the same state: the live widget
@@ -44,7 +47,7 @@ import html
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import ipywidgets as w
 
@@ -58,7 +61,9 @@ __all__ = [
     "CompactionExplorer",
     "ConversationView",
     "Cut",
+    "DrillCard",
     "Feedback",
+    "InterviewDrill",
     "Question",
     "Quiz",
     "TranscriptCompare",
@@ -635,9 +640,16 @@ def check_choice(question: Question, choice: str | None) -> Feedback:
 class Quiz:
     """A self-check: per question ``RadioButtons`` and a Check button, feedback beside it.
 
-    ``quiz.choose(i, option)`` picks and checks in code (deterministic, for nbval);
-    ``quiz.radios``, ``quiz.buttons`` and ``quiz.feedback`` are the per-question widgets.
+    ``quiz.choose(i, option)`` picks an option of question ``i`` (0-based; the option's text or its
+    letter) and checks it, in code (deterministic, for nbval); ``quiz.radios``, ``quiz.buttons`` and
+    ``quiz.feedback`` are the per-question widgets. ``Quiz.USAGE`` is the instruction a notebook can
+    print: it names no option, so it gives no answer away.
     """
+
+    USAGE: Final = (
+        "Pick an answer and press Check; a wrong pick gets a hint, not the answer. "
+        "In code: quiz.choose(i, letter) picks option `letter` of question i + 1 and checks it."
+    )
 
     def __init__(self, questions: Iterable[Question], *, title: str = "Self-check") -> None:
         self.questions: tuple[Question, ...] = tuple(questions)
@@ -683,9 +695,13 @@ class Quiz:
         return fb
 
     def choose(self, i: int, option: str) -> Feedback:
-        """Pick ``option`` for question ``i`` and press Check, as a learner would."""
-        if option not in self.questions[i].options:
-            raise ValueError(f"question {i}: {option!r} is not one of {list(self.questions[i].options)}")
+        """Pick ``option`` (its text, or its letter ``a``, ``b``, ...) for question ``i`` and press Check."""
+        options = list(self.questions[i].options)
+        letters = [_letter(j) for j in range(len(options))]
+        if option not in options and option.lower() in letters:
+            option = options[letters.index(option.lower())]
+        if option not in options:
+            raise ValueError(f"question {i}: {option!r} is not one of {options} (or a letter {', '.join(letters)})")
         self.radios[i].value = option
         self.buttons[i].click()
         fb = self.results[i]
@@ -726,6 +742,170 @@ class Quiz:
             lines.extend(f"     {_letter(j)}) {o}" for j, o in enumerate(q.options))
             if self.results[i] is not None:
                 lines.append(f"     → {self.radios[i].value!s}: {self.results[i]!r}")
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return _bundle(self.widget, repr(self), self.static_html())
+
+
+# ---------------------------------------------------------------------------------------
+# InterviewDrill
+# ---------------------------------------------------------------------------------------
+
+
+class DrillCard(Protocol):
+    """What ``InterviewDrill`` shows of one question (``msgmodel.course.exercises.ch06.DrillItem`` is one)."""
+
+    @property
+    def question(self) -> str: ...
+
+    @property
+    def answer(self) -> str: ...
+
+    @property
+    def points(self) -> tuple[str, ...]: ...
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+class InterviewDrill:
+    """Interview practice: write an answer first, then compare it with the model answer and score it.
+
+    Per question a ``Textarea`` (``drill.answers[i]``), a "Show the model answer" button
+    (``drill.buttons[i]``), the model answer (``drill.model_answers[i]``, empty until the button is
+    pressed) and one ``Checkbox`` per key point (``drill.checks[i][j]``, hidden until then). The
+    score, shown under the questions, is the key points ticked over all key points. In code:
+    ``drill.write(i, text)``, ``drill.reveal(i)``, ``drill.tick(i, j)``, ``drill.score``.
+
+    The plain-text view lists the questions and the learner's progress, never a model answer; the
+    static HTML (no kernel) shows each model answer and its key points folded in ``<details>``.
+    """
+
+    def __init__(self, items: Iterable[DrillCard], *, title: str = "Interview drill") -> None:
+        self.items: tuple[DrillCard, ...] = tuple(items)
+        if not self.items:
+            raise ValueError("an InterviewDrill needs at least one question")
+        self.title = title
+        self.revealed: list[bool] = [False] * len(self.items)
+        self.answers: list[Any] = []
+        self.buttons: list[Any] = []
+        self.model_answers: list[Any] = []
+        self.checks: list[list[Any]] = []
+        self.point_boxes: list[Any] = []
+        rows: list[Any] = [
+            w.HTML(
+                f'{_STYLE}<div class="mmw"><b>{_esc(title)}</b> <span class="mmw-note">Write your answer to each '
+                "question first, then show the model answer and tick the key points your answer made.</span></div>"
+            )
+        ]
+        for i, item in enumerate(self.items):
+            box = w.Textarea(
+                value="",
+                placeholder="Your answer, in a few sentences…",
+                layout=w.Layout(width="100%", height="80px"),
+            )
+            button = w.Button(description="Show the model answer", layout=w.Layout(width="210px"))
+            button.add_class("mm-drill-show")
+            shown = w.HTML(value="")
+            checks = [
+                w.Checkbox(value=False, description=p, indent=False, layout=w.Layout(width="100%")) for p in item.points
+            ]
+            for c in checks:
+                c.observe(self._on_tick, names="value")
+            points = w.VBox(checks, layout=w.Layout(display="none"))
+            points.add_class("mm-drill-points")
+            button.on_click(self._revealer(i))
+            self.answers.append(box)
+            self.buttons.append(button)
+            self.model_answers.append(shown)
+            self.checks.append(checks)
+            self.point_boxes.append(points)
+            rows += [w.HTML(f'<div class="mmw mmw-q">{i + 1}. {_esc(item.question)}</div>'), box, button, shown, points]
+        self.score_view = w.HTML(value=self._score_html())
+        self.widget = w.VBox([*rows, self.score_view], layout=w.Layout(width="100%"))
+        self.widget.add_class("mm-interview-drill")
+
+    def _revealer(self, i: int) -> Callable[[Any], None]:
+        def on_click(_button: Any) -> None:
+            self._show(i)
+
+        return on_click
+
+    def _show(self, i: int) -> None:
+        item = self.items[i]
+        self.revealed[i] = True
+        note = "" if self.answers[i].value.strip() else " (you have not written an answer: try first, it sticks better)"
+        self.model_answers[i].value = (
+            f'<div class="mmw mm-drill-answer"><b>Model answer.</b> {_esc(item.answer)}'
+            f'<div class="mmw-note">Tick the key points your answer made:{_esc(note)}</div></div>'
+        )
+        self.point_boxes[i].layout.display = "flex"
+        self.score_view.value = self._score_html()
+
+    def _on_tick(self, _change: Any) -> None:
+        self.score_view.value = self._score_html()
+
+    def write(self, i: int, text: str) -> None:
+        """Type ``text`` as the answer to question ``i`` (0-based), as a learner would."""
+        self.answers[i].value = text
+
+    def reveal(self, i: int) -> str:
+        """Press "Show the model answer" for question ``i``; returns the model answer."""
+        self.buttons[i].click()
+        return self.items[i].answer
+
+    def tick(self, i: int, j: int, value: bool = True) -> tuple[int, int]:
+        """Tick (or untick) key point ``j`` of question ``i``; returns the new score."""
+        if not self.revealed[i]:
+            raise ValueError(f"question {i}: show the model answer before ticking its key points")
+        self.checks[i][j].value = value
+        return self.score
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """``(ticked key points, all key points)`` over the whole drill."""
+        ticked = sum(c.value for checks in self.checks for c in checks)
+        return ticked, sum(len(checks) for checks in self.checks)
+
+    def _score_text(self) -> str:
+        ticked, total = self.score
+        shown = sum(self.revealed)
+        return (
+            f"Score: {ticked} of {total} key points ({round(100 * ticked / total)}%); "
+            f"{shown} of {len(self.items)} model answers shown"
+        )
+
+    def _score_html(self) -> str:
+        return f'<div class="mmw mmw-note mm-drill-score">{_esc(self._score_text())}</div>'
+
+    def static_html(self) -> str:
+        """The questions; each model answer and its key points folded in a ``<details>``."""
+        parts = [f'{_STYLE}<div class="mmw mm-interview-drill-static"><b>{_esc(self.title)}</b>']
+        parts.append(
+            '<div class="mmw-note">Write your answer to each question first, then open the model answer.</div>'
+        )
+        for i, item in enumerate(self.items):
+            points = "".join(f"<li>{_esc(p)}</li>" for p in item.points)
+            parts.append(
+                f'<div class="mmw-q">{i + 1}. {_esc(item.question)}</div>'
+                f"<details><summary>Show the model answer</summary><p>{_esc(item.answer)}</p>"
+                f"<p>Key points:</p><ul>{points}</ul></details>"
+            )
+        parts.append("</div>")
+        return "".join(parts)
+
+    def __repr__(self) -> str:
+        n = len(self.items)
+        lines = [f"InterviewDrill: {self.title} ({n} question{'s' if n != 1 else ''}; {self._score_text()})"]
+        for i, item in enumerate(self.items):
+            words = _words(self.answers[i].value)
+            state = f"your answer: {words} word{'s' if words != 1 else ''}" if words else "not answered yet"
+            if self.revealed[i]:
+                ticked = sum(c.value for c in self.checks[i])
+                state += f"; model answer shown, {ticked} of {len(self.checks[i])} key points ticked"
+            lines.append(f"  {i + 1}. {item.question}  [{state}]")
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

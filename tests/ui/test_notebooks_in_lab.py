@@ -6,7 +6,8 @@ For each notebook: open it, run all cells, then check that
   * every widget output rendered (no "Error displaying widget", none stuck "Loading widget...");
   * each kind of ``msgmodel.course.widgets`` widget on the page reacts to one interaction: the
     ``CompactionExplorer`` slider changes the verdict, a ``Quiz`` answer gets feedback, the
-    ``TranscriptCompare`` search counts, the ``ConversationView`` filter re-renders;
+    ``TranscriptCompare`` search counts, the ``ConversationView`` filter re-renders, the
+    ``InterviewDrill`` takes a typed answer, shows the model answer and scores a ticked point;
 and save a screenshot of the whole notebook (plus one per widget) under ``build/screenshots/``.
 """
 
@@ -48,6 +49,9 @@ RUN_ALL = """async (limitMs) => {
   if (app.shell.currentWidget !== panel) throw new Error('the notebook is not the current widget');
   await panel.context.ready;
   await panel.sessionContext.ready;                 // the kernel is connected
+  // Clear the committed outputs first: it resets every execution count to null, so that a count
+  // seen afterwards can only come from this run (see DONE).
+  await app.commands.execute('notebook:clear-all-cell-outputs');
   const run = app.commands.execute('notebook:run-all-cells');
   const limit = new Promise((_, reject) =>
       setTimeout(() => reject(new Error('run-all timed out after ' + limitMs + ' ms')), limitMs));
@@ -69,11 +73,20 @@ CELLS = """() => {
   }));
 }"""
 
-BUSY = """() => {
+# The run is over when the kernel is idle AND every non-empty code cell has its execution count
+# from this run (or a cell failed that is not tagged raises-exception: run-all stops there, and
+# _check_cells reports it). Waiting for "idle" alone flaked under load: the kernel can be idle
+# between two queued cells (issue 11, item 20).
+DONE = """() => {
   const panel = window.__mmPanel;
-  const status = panel.sessionContext.session && panel.sessionContext.session.kernel
-      ? panel.sessionContext.session.kernel.status : 'none';
-  return status;
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  if (!kernel || kernel.status !== 'idle') return false;
+  const cells = panel.content.widgets.filter(
+      c => c.model.type === 'code' && c.model.sharedModel.getSource().trim());
+  const failed = cells.some(c =>
+      !(c.model.getMetadata('tags') || []).includes('raises-exception') &&
+      c.model.outputs.toJSON().some(o => o.output_type === 'error'));
+  return failed || cells.every(c => c.model.executionCount !== null && c.model.executionCount !== undefined);
 }"""
 
 SHUTDOWN = """async () => {
@@ -92,7 +105,7 @@ def _open(page: Any, lab_url: str, rel: str) -> Any:
 
 def _run_all(page: Any) -> list[dict[str, Any]]:
     page.evaluate(RUN_ALL, RUN_TIMEOUT_MS)
-    page.wait_for_function(f"({BUSY})() === 'idle'", timeout=RUN_TIMEOUT_MS)
+    page.wait_for_function(DONE, timeout=RUN_TIMEOUT_MS, polling=250)
     cells: list[dict[str, Any]] = page.evaluate(CELLS)
     return cells
 
@@ -190,11 +203,36 @@ def _filter_conversation(page: Any, nb: Any) -> None:
         expect(narrowed.first).to_be_visible()
 
 
+def _drill_interview(page: Any, nb: Any) -> None:
+    """Type an answer, show the model answer, tick one key point: the kernel scores it."""
+    from playwright.sync_api import expect
+
+    drill = nb.locator(".mm-interview-drill").first
+    score = drill.locator(".mm-drill-score")
+    expect(score).to_contain_text(re.compile(r"Score: \d+ of \d+ key points"))
+    found = re.search(r"Score: (\d+) of", score.inner_text())
+    assert found, score.inner_text()
+    before = int(found[1])
+    box = drill.locator(".widget-textarea textarea").first
+    box.fill("")
+    box.press_sequentially("Both shapes are on the wire, and a round trip keeps them.")
+    drill.locator(".widget-button", has_text="Show the model answer").first.click()
+    answer = drill.locator(".mm-drill-answer").first
+    expect(answer).to_contain_text("Model answer.")
+    expect(answer).not_to_contain_text("not written an answer")  # the typed text reached the kernel first
+    tick = drill.locator(".mm-drill-points").first.locator(".widget-checkbox input").first
+    expect(tick).to_be_visible()
+    expect(tick).not_to_be_checked()
+    tick.click()
+    expect(score).to_contain_text(f"Score: {before + 1} of")
+
+
 INTERACTIONS = {
     "mm-compaction-explorer": _explore_compaction,
     "mm-quiz": _answer_quiz,
     "mm-transcript-compare": _search_transcripts,
     "mm-conversation-view": _filter_conversation,
+    "mm-interview-drill": _drill_interview,
 }
 
 

@@ -117,12 +117,14 @@ def test_site_shows_every_widget_fallback_offline(tmp_path: Path, page: Any, scr
     _offline(page)
     page.goto((out / "01_widgets_selfcheck.html").as_uri(), wait_until="load")
     fallbacks = page.locator(".mm-widget-static")
-    assert fallbacks.count() == 4
-    for css in ("mm-conversation", "mm-compaction", "mm-transcripts", "mm-quiz-static"):
+    assert fallbacks.count() == 5
+    for css in ("mm-conversation", "mm-compaction", "mm-transcripts", "mm-quiz-static", "mm-interview-drill-static"):
         assert page.locator(f".mm-widget-static .{css}").first.is_visible(), css
     assert page.locator(".mm-widget-static .mmw-fail").first.is_visible()
     assert page.get_by_text("200 OK: the API accepts it").first.is_visible()
     page.get_by_text("Show the answer").first.click()
     assert page.get_by_text("in the next user message — The client answers the call").is_visible()
+    page.get_by_text("Show the model answer").first.click()  # the drill's model answer, folded until asked
+    assert page.get_by_text("Both shapes are on the wire: the API accepts").first.is_visible()
     page.set_viewport_size({"width": 1280, "height": 1000})
     page.screenshot(path=str(screenshots / "site-widgets_selfcheck.png"), full_page=True)

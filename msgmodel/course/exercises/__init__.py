@@ -3,9 +3,11 @@
 This package owns the checking of a learner's answers. Each chapter has a module
 (``ch01``, ``ch02``, ...) that registers its exercises with ``exercise``; a notebook
 calls ``check("01.1", answer)`` and sees either a pass or a helpful hint, never a
-traceback. Every exercise also carries a reference solution, kept out of the notebooks
-(a learner who wants it calls ``reveal("01.1")`` or reads the chapter module), and the
-test suite checks that each reference passes its own checker and each starter fails it.
+traceback. Help comes in steps the learner asks for: ``hint("01.1")`` gives a nudge,
+``hint("01.1", 2)`` points at the API to use, and ``reveal("01.1")`` only says how to confirm;
+``reveal("01.1", confirm=True)`` shows the reference solution (kept out of the notebooks). The
+test suite checks that each reference passes its own checker, each starter is a placeholder
+("not attempted yet") and a wrong answer gets a hint.
 """
 
 from __future__ import annotations
@@ -19,7 +21,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["Exercise", "Verdict", "all_exercises", "check", "exercise", "get", "is_placeholder", "reveal"]
+__all__ = [
+    "Exercise",
+    "Help",
+    "Verdict",
+    "all_exercises",
+    "check",
+    "exercise",
+    "get",
+    "hint",
+    "is_placeholder",
+    "reveal",
+]
 
 Checker = Callable[[Any], "str | None"]
 """Returns ``None`` when the answer is right, otherwise a hint saying what is wrong."""
@@ -27,13 +40,20 @@ Checker = Callable[[Any], "str | None"]
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: its id (``"01.1"``), a one-line task, its checker, its reference answer."""
+    """One exercise: its id (``"01.1"``), its task, its checker, its reference answer, its hints.
+
+    ``starter`` is what the notebook hands out: always a placeholder (``None``, ``...`` or a
+    function whose body is ``...``), so a committed notebook shows "not attempted yet".
+    ``hints`` are graded: the first a nudge, the next ones closer (the last names the API to use);
+    none gives the answer away.
+    """
 
     id: str
     task: str
     checker: Checker
     reference: object
     starter: object = None
+    hints: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,12 +168,52 @@ def check(exercise_id: str, answer: object) -> Verdict:
     return Verdict(exercise_id, False, problem)
 
 
-def reveal(exercise_id: str) -> str:
-    """The reference solution, as source text when it is a function."""
-    ref = get(exercise_id).reference
-    if callable(ref):
+class Help(str):
+    """A hint or a revealed solution: a ``str`` that a notebook shows as plain text, no quotes."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def hint(exercise_id: str, level: int = 1) -> Help:
+    """Hint number ``level`` (1 = a nudge, higher = closer to the answer) for an exercise.
+
+    Past the last hint, says so and how to see the solution; never shows the solution itself.
+    """
+    ex = get(exercise_id)
+    n = len(ex.hints)
+    if not isinstance(level, int) or isinstance(level, bool) or level < 1:
+        return Help(f"hint levels are 1 to {n}: try hint({exercise_id!r}) first.")
+    if level > n:
+        return Help(
+            f"exercise {exercise_id} has {n} hints and you have seen them all. "
+            f"To see the reference solution: reveal({exercise_id!r}, confirm=True)."
+        )
+    more = f" More: hint({exercise_id!r}, {level + 1})." if level < n else f" Last hint; then reveal({exercise_id!r})."
+    return Help(f"hint {level} of {n} for exercise {exercise_id}: {ex.hints[level - 1]}{more}")
+
+
+def _solution_text(ref: object) -> str:
+    if callable(ref):  # a function or a class: its source
         try:
             return inspect.getsource(ref)
         except (OSError, TypeError):
             pass
     return repr(ref)
+
+
+def reveal(exercise_id: str, confirm: bool = False) -> Help:
+    """The reference solution, but only with ``confirm=True``; without it, how to confirm.
+
+    The solution is source text when it is a function or class, its ``repr`` otherwise.
+    """
+    ex = get(exercise_id)
+    if confirm is not True:
+        return Help(
+            f"exercise {exercise_id}: the solution stays hidden until you confirm. "
+            f"Try the hints first: hint({exercise_id!r}) then hint({exercise_id!r}, 2). "
+            f"To see it anyway: reveal({exercise_id!r}, confirm=True)."
+        )
+    return Help(_solution_text(ex.reference))

@@ -167,6 +167,12 @@ exercise(
         checker=_check_outcomes,
         reference=outcomes,
         starter=_outcomes_starter,
+        hints=(
+            "Walk the history once, in order: a call is pending until a later message answers its id; the answer then"
+            " says whether it failed.",
+            "Read with msgmodel.core.message.tool_uses_of(m) (each call's .id) and tool_results_of(m) (each result's "
+            ".tool_use_id and .is_error).",
+        ),
     )
 )
 
@@ -250,6 +256,12 @@ exercise(
         checker=_check_predictions,
         reference=_PREDICTIONS,
         starter=_STARTER_PREDICTIONS,
+        hints=(
+            "For each request, look for a tool_use whose tool_result is not in the very next message, and for a "
+            "tool_result whose tool_use is not in the message right before it.",
+            "The two orphan rules of the chapter (a result without its call, a call without its result) decide every "
+            "case; msgmodel.core.protocol.validate checks a guess once you have made it (an empty list means 200).",
+        ),
     )
 )
 
@@ -372,5 +384,11 @@ exercise(
         checker=_check_answer_calls,
         reference=answer_calls,
         starter=_answer_calls_starter,
+        hints=(
+            "Every tool_use of the reply gets an answer, in the order of the calls, all in ONE user message; a tool "
+            "that raises still gets an answer, marked as an error.",
+            "tool_uses_of(reply) gives the calls; build each answer with tool_result_block(call.id, output, "
+            "is_error=...) and the message with tool_result_msg(blocks) (msgmodel.core.message).",
+        ),
     )
 )

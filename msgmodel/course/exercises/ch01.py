@@ -5,7 +5,8 @@
 01.2  Predict what the API answers when a slicing compactor sends ``[summary, *history[-7:]]``
       for ``exercise_history()`` (one letter of ``CHOICES``).
 01.3  ``smallest_safe_keep(history, keep)``: the smallest ``k >= keep`` such that the slice
-      ``history[-k:]`` behind a summary is accepted by the API.
+      ``history[-k:]`` behind a summary is valid as a stored history
+      (``validate([summary, *history[-k:]], as_history=True) == []``).
 
 Histories are plain wire dicts (what ``msgmodel.course.legacy`` works on), built here with the
 constructors of ``msgmodel.core.message`` and ``to_api``. Every checker judges an answer by
@@ -210,6 +211,12 @@ exercise(
         checker=_check_first_clean_start,
         reference=first_clean_start,
         starter=_first_clean_start_starter,
+        hints=(
+            "A user message holds either a prompt or the answers to tool calls, and only a prompt may open a window. "
+            "Content is a string or a list of blocks.",
+            'On wire dicts: a user message none of whose blocks (when content is a list) has type "tool_result". With'
+            " the model: from_api(history) and msgmodel.core.message.is_clean_user_start(m).",
+        ),
     )
 )
 
@@ -242,6 +249,13 @@ exercise(
         checker=_check_prediction,
         reference="C",
         starter=None,
+        hints=(
+            "Write out the 7 messages the slice keeps, put the summary in front, and number the request's messages "
+            "from 0.",
+            "Ask what the first kept message holds and whether the message it answers is still in the request. The "
+            "API's path messages.N.content.M counts in the request you send, and names the first block it cannot "
+            "pair (the rule orphan_tool_result of msgmodel.core.protocol, docs/api-rules.md section 1.1).",
+        ),
     )
 )
 
@@ -271,8 +285,7 @@ def smallest_safe_keep(history: list[dict[str, Any]], keep: int) -> int:
     return k
 
 
-def _smallest_safe_keep_starter(history: list[dict[str, Any]], keep: int) -> int:
-    return keep  # your code here: trust the caller's keep, as step 29 did
+def _smallest_safe_keep_starter(history: list[dict[str, Any]], keep: int) -> int: ...  # type: ignore[empty-body]  # your code here
 
 
 def _safe_keep_cases() -> list[tuple[str, Wire]]:
@@ -312,9 +325,21 @@ def _check_smallest_safe_keep(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="01.3",
-        task="smallest_safe_keep(history, keep): the smallest k >= keep whose slice history[-k:] the API accepts",
+        task=(
+            "smallest_safe_keep(history, keep): the smallest k >= keep such that [summary, *history[-k:]] is valid as"
+            " a stored history, i.e. msgmodel.core.protocol.validate([summary, *history[-k:]], as_history=True) == []"
+            " (as_history: a final assistant message ends a turn, it is not a prefill); when k reaches len(history) "
+            "nothing is cut and k is returned"
+        ),
         checker=_check_smallest_safe_keep,
         reference=smallest_safe_keep,
         starter=_smallest_safe_keep_starter,
+        hints=(
+            "Keeping more messages moves the cut back. Which first message makes a window unsafe? Look at history[-k].",
+            "A window is unsafe when history[-k] is a user message holding tool_result blocks "
+            "(msgmodel.core.message.is_tool_result_message after from_api); grow k until it is not, never past "
+            "len(history). validate([summary, *history[-k:]], as_history=True) from msgmodel.core.protocol checks one"
+            " k.",
+        ),
     )
 )

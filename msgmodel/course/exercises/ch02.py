@@ -122,10 +122,7 @@ def _check_render(answer: object) -> str | None:
     return None
 
 
-def _render_starter(b: dict[str, Any]) -> str:
-    if b.get("type") == "text":
-        return str(b["text"])
-    return "(tool call)"
+def _render_starter(b: dict[str, Any]) -> str: ...  # type: ignore[empty-body]  # your code here
 
 
 def _render_reference(b: dict[str, Any]) -> str:
@@ -165,6 +162,13 @@ exercise(
         checker=_check_render,
         reference=_render_reference,
         starter=_render_starter,
+        hints=(
+            "Ask what a summarizer still needs after reading your line: which tool, with what arguments, what came "
+            "back, and whether it failed.",
+            'Dispatch on b["type"]: a call has "name" and "input" (json.dumps it); a result\'s "content" is a string '
+            'or a list of blocks (join their "text"), and b.get("is_error") marks a failure. '
+            "msgmodel.core.message.block_to_text makes the same choices on a decoded block.",
+        ),
     )
 )
 
@@ -239,6 +243,13 @@ exercise(
         checker=_check_quiz,
         reference=set(_QUIZ_ANSWERABLE),
         starter=None,
+        hints=(
+            "Answer each question from the transcript text alone, as the summarizer would, not from the history you "
+            "can see.",
+            "Look at what copy #2 (msgmodel.course.legacy.summary30.transcript) writes for a tool_use or a tool_result "
+            "block: a question whose answer lives only in a tool's name, arguments or output cannot be answered from "
+            "it.",
+        ),
     )
 )
 
@@ -328,5 +339,11 @@ exercise(
         checker=_check_refused,
         reference={0, 2},
         starter=None,
+        hints=(
+            "Compare each hand-built dict, key by key, with a tool_result as the API defines it: type, tool_use_id, "
+            "content, is_error.",
+            "A misspelled required key is a missing one to the API. msgmodel.core.protocol.validate, given the block "
+            "after its tool_use, names each refused block's path once you have predicted.",
+        ),
     )
 )

@@ -396,6 +396,13 @@ exercise(
         checker=_check_copies,
         reference=list(_COPIES),
         starter=[],
+        hints=(
+            "Read each function and ask: does it decide by itself whether a block is a tool result, or does it ask "
+            "another function?",
+            "A function that calls another one to decide carries no copy of its own. "
+            "msgmodel.course.knowledge.scan_source(COPIES_SNIPPET) lists the sites where the knowledge is written "
+            "out, to compare with your list.",
+        ),
     )
 )
 exercise(
@@ -405,6 +412,12 @@ exercise(
         checker=_check_typeddict,
         reference=ToolResultParam,
         starter=_Starter,
+        hints=(
+            "mypy can reject a misspelled key only if the dict's type lists the keys it allows. Which keys does a "
+            "tool_result have, and which may be absent?",
+            'typing.TypedDict with typing.Literal for the "type" key and typing.NotRequired for the optional keys; '
+            "mypy --strict then rejects any key the class does not declare.",
+        ),
     )
 )
 exercise(
@@ -414,5 +427,11 @@ exercise(
         checker=_check_classification,
         reference=_reference_03_3(),
         starter=_STARTER_03_3,
+        hints=(
+            "For each line, ask what it must know about a block or a message: how to find it, how to read it, how to "
+            "build it, how to tell its kind?",
+            "The names to choose from are msgmodel.course.knowledge.PIECES; print them and match each line of "
+            "CLASSIFY_LINES to exactly one.",
+        ),
     )
 )

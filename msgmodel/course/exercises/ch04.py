@@ -172,6 +172,12 @@ exercise(
         checker=_check_tool_names_of,
         reference=tool_names_of,
         starter=_tool_names_of_starter,
+        hints=(
+            "One name per call, in order. A message can hold several calls; string content and tool results hold "
+            "none; server tool blocks are not client calls.",
+            "msgmodel.core.message.tool_uses_of(m) gives a message's ToolUseBlocks (each has .name), whatever the "
+            "content's shape.",
+        ),
     )
 )
 
@@ -197,14 +203,7 @@ def count_kinds(blocks: list[ContentBlock]) -> dict[str, int]:
     return counts
 
 
-def _count_kinds_starter(blocks: list[ContentBlock]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for b in blocks:
-        match b:
-            case TextBlock():
-                counts["text"] = counts.get("text", 0) + 1
-            # add the other four kinds here, then: case _: assert_never(b)
-    return counts
+def _count_kinds_starter(blocks: list[ContentBlock]) -> dict[str, int]: ...  # type: ignore[empty-body]  # your code here
 
 
 _IMAGE: Final = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
@@ -277,6 +276,12 @@ exercise(
         checker=_check_count_kinds,
         reference=count_kinds,
         starter=_count_kinds_starter,
+        hints=(
+            "Every block is one of five classes. Four carry their wire kind in .type; the fifth keeps the kind it was"
+            " decoded with.",
+            "In a match a case can list several classes with |; an OpaqueBlock's wire kind is .kind; end with case _:"
+            " assert_never(b) (typing.assert_never) so mypy proves every class is handled.",
+        ),
     )
 )
 
@@ -344,9 +349,20 @@ def _check_path(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="04.3",
-        task="predict the JSON path that from_json(BAD_SESSION) names in its DecodeError",
+        task=(
+            "predict the path from_json(BAD_SESSION) names in its DecodeError (err.path). The convention: a JSONPath "
+            "from the whole document, $ the top-level array, [i] an element counted from 0, .name a field, down to "
+            "the innermost field the decoder could not read (a message without role gives $[0].role)"
+        ),
         checker=_check_path,
         reference="$[2].content[0].content[1].type",
         starter=...,
+        hints=(
+            'Find the block that has no "type": the decoder needs it before it can choose a class. Indices count from'
+            " 0.",
+            "msgmodel.core.message.DecodeError.path is a JSONPath from the whole document: $ the top-level array, [i]"
+            " an element, .name a "
+            "field, down to the field that is missing (a message without role gives $[0].role).",
+        ),
     )
 )

@@ -236,6 +236,13 @@ exercise(
         checker=_check_regression,
         reference=regression,
         starter=_regression_starter,
+        hints=(
+            "The forward cut and the off-by-one show at some window sizes only: try every keep_recent from 1 to "
+            "len(history), not one.",
+            "For each k, call compact_fn(LONG_LOOP, keep_recent=k, summarize=...) and assert that the tail of what "
+            "comes back equals the tail of the history; msgmodel.core.protocol.validate(out) says whether the API "
+            "would accept it.",
+        ),
     )
 )
 
@@ -386,6 +393,12 @@ exercise(
         checker=_check_faithful,
         reference=faithful,
         starter=_faithful_starter,
+        hints=(
+            "Faithful means every call shows with its input, every result with its output, and a failure says so. "
+            "What does a placeholder renderer lose?",
+            "msgmodel.core.message.block_to_text(b) is the model's rendering of one block; take it for each block of "
+            "tool_uses_of(m) and tool_results_of(m) and look for it in render(history).",
+        ),
     )
 )
 
@@ -452,5 +465,11 @@ exercise(
         checker=_check_prediction,
         reference=predicted_kinds,
         starter=...,
+        hints=(
+            "Read REPAIR_PUZZLE message by message and list what is wrong with its tool pairing, in the order repair "
+            "walks it.",
+            "The kinds are those of msgmodel.core.compact.RepairNote (its docstring and the chapter's repair section "
+            "describe each); one problem, one note.",
+        ),
     )
 )

@@ -8,8 +8,9 @@
       in text blocks and string content, every other block (thinking above all) untouched,
       and the input left as it was.
 
-``QUIZ`` holds the chapter's self-check questions as plain data (the notebook shows them with
-``msgmodel.course.widgets.Quiz``; this module does not import ipywidgets).
+``QUIZ`` holds the chapter's self-check questions and ``DRILL`` its interview questions with model
+answers and key points, as plain data (the notebook shows them with ``msgmodel.course.widgets.Quiz``
+and ``InterviewDrill``; this module does not import ipywidgets).
 
 Each checker judges behaviour on several histories, including the tricky ones (string content,
 parallel calls answered out of order, a dangling call, an ``OpaqueBlock``, a text block carrying
@@ -47,7 +48,7 @@ from msgmodel.core.message import (
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
 
-__all__ = ["QUIZ", "QuizItem", "pairs_of", "prediction_cases", "rename_in_text"]
+__all__ = ["DRILL", "QUIZ", "DrillItem", "QuizItem", "pairs_of", "prediction_cases", "rename_in_text"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -171,10 +172,7 @@ def pairs_of(messages: Sequence[Message]) -> list[Pair]:
     return [(call, results.get(call.id)) for m in messages for call in tool_uses_of(m)]
 
 
-def _pairs_starter(messages: Any) -> Any:
-    calls = [b for m in messages for b in m.content if b.type == "tool_use"]  # on purpose: the starter's bug
-    results = [b for m in messages for b in m.content if b.type == "tool_result"]  # on purpose: the starter's bug
-    return list(zip(calls, results, strict=False))
+def _pairs_starter(messages: Any) -> Any: ...  # your code here
 
 
 _IMAGE: Final = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
@@ -290,6 +288,12 @@ exercise(
         checker=_check_pairs,
         reference=pairs_of,
         starter=_pairs_starter,
+        hints=(
+            "Content can be a string; a call may be answered out of order, in a later message, or never; server tool "
+            "blocks are not tool_use.",
+            "tool_uses_of(m) and tool_results_of(m) (msgmodel.core.message) read any message safely; index the "
+            "results by .tool_use_id, then walk the calls in order.",
+        ),
     )
 )
 
@@ -375,6 +379,12 @@ exercise(
         checker=_check_predictions,
         reference=_prediction_reference(),
         starter=None,
+        hints=(
+            "For each history, ask which rule it could break: with thinking enabled, the assistant turn that opens "
+            "the current tool loop must start with thinking; server tool calls need no tool_result.",
+            "The rules are thinking_required (docs/api-rules.md section 1.4) and the server-tool recordings of "
+            "section 4; validate(messages, thinking=...) checks a guess once you have made it.",
+        ),
     )
 )
 
@@ -399,12 +409,7 @@ def rename_in_text(messages: Sequence[Message], old: str, new: str) -> list[Mess
     return out
 
 
-def _rename_starter(messages: Any, old: Any, new: Any) -> Any:
-    for m in messages:
-        for b in blocks_of(m):
-            if b.type == "text":
-                b.text = b.text.replace(old, new)  # type: ignore[misc]  # the starter's bug: blocks are frozen
-    return messages
+def _rename_starter(messages: Any, old: Any, new: Any) -> Any: ...  # your code here
 
 
 _SIGNED: Final = ThinkingBlock("acme's deploy script reads DEPLOY_ENV; check it first.", signature="RXhhbXBsZVNpZw==")
@@ -496,5 +501,220 @@ exercise(
         checker=_check_rename,
         reference=rename_in_text,
         starter=_rename_starter,
+        hints=(
+            "Blocks and messages are frozen: build new ones instead of changing them, and leave every block that is "
+            "not text as it is (a thinking block's signature must stay valid).",
+            "msgspec.structs.replace(b, text=...) makes a changed copy of a block, msgspec.structs.replace(m, "
+            "content=...) of a message; keep string content a string.",
+        ),
     )
 )
+
+
+# ---------------------------------------------------------------------------------------
+# The interview drill (data only): write an answer, then compare it with the model answer
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DrillItem:
+    """One interview question: the model answer (a few sentences) and the key points it must make.
+
+    Shown with ``msgmodel.course.widgets.InterviewDrill``: the learner writes first, then sees
+    ``answer`` and ticks the ``points`` their own answer made.
+    """
+
+    question: str
+    answer: str
+    points: tuple[str, ...]
+
+
+DRILL: Final[tuple[DrillItem, ...]] = (
+    DrillItem(
+        question="Why is a message's content a str | list of blocks, and not always a list of blocks?",
+        answer="Both shapes are on the wire: the API accepts a plain string or a list of blocks, and real "
+        "transcripts hold both. The model keeps what it was given, so a history loaded and saved again comes "
+        "back byte for byte. The cost is one isinstance branch, written once in the readers (blocks_of).",
+        points=(
+            "the API accepts both shapes, and real sessions hold both",
+            "keeping the given shape makes a load/save round trip byte for byte",
+            "the string branch lives in one reader (blocks_of), not in every caller",
+        ),
+    ),
+    DrillItem(
+        question="Why define ThinkingBlock before any feature uses thinking?",
+        answer="The model describes every block the API can send, not only what today's features read. The API "
+        "signs thinking blocks and refuses a replayed one whose signature is missing or changed, so a model that "
+        "loses or rewrites one byte breaks the next request. With the kind modelled from day one, storage, "
+        "compaction and the engine carry it unchanged without knowing what it is.",
+        points=(
+            "the model describes what the API sends, not what features read today",
+            "thinking blocks are signed: losing or editing them gets a 400",
+            "storage, compaction and the engine carry the block without looking inside",
+            "the later thinking feature needs no change to message.py",
+        ),
+    ),
+    DrillItem(
+        question="Tagged union or class hierarchy for content blocks?",
+        answer="The real choice is a closed union versus an open base class. Blocks are data read by their type "
+        "tag, with no behaviour to override. A closed union serializes the tag as a field with no registry, lets "
+        "the type checker narrow on the tag and prove a match exhaustive with assert_never. An open hierarchy "
+        "needs a registry to decode and cannot be checked for exhaustiveness.",
+        points=(
+            "closed union vs open base class is the real question",
+            "the tag is a field the serializer writes and reads: no registry",
+            "mypy narrows on the Literal tag and proves match + assert_never exhaustive",
+            "use an open hierarchy for behaviour, a closed union for shapes",
+        ),
+    ),
+    DrillItem(
+        question="What does it cost to add a block kind?",
+        answer="One class added to the union, in one module. The type checker then lists every match that must "
+        "handle it; readers that filter by type keep working unchanged. Until someone models it, OpaqueBlock "
+        "already carries the new kind through unchanged.",
+        points=(
+            "one class and one union member, in message.py",
+            "mypy points at every exhaustive match that must change",
+            "readers that filter by type need no change",
+            "OpaqueBlock carries the kind before anyone models it",
+        ),
+    ),
+    DrillItem(
+        question="Why are the blocks frozen?",
+        answer="A block is a value shared by many histories: a compacted history, a saved session and a retry "
+        "point at the same objects. If anyone can change a block in place, a harmless-looking cleanup edits every "
+        "history that holds it, a signed thinking block included. Frozen turns that into an error at the line that "
+        "tries, and makes blocks hashable. The limit: frozen is shallow (content lists and input dicts).",
+        points=(
+            "blocks are shared between histories",
+            "in-place edits would silently change every history (and break signatures)",
+            "a changed copy is made with msgspec.structs.replace",
+            "frozen is shallow: lists and dicts inside are still mutable",
+        ),
+    ),
+    DrillItem(
+        question="Where does validation belong?",
+        answer="At the boundary, once. from_json and from_api check the shape and raise a DecodeError with the "
+        "JSON path; past that point every block is well-formed and no function re-checks it. The API's protocol "
+        "rules are a separate layer: validate runs before sending or after loading.",
+        points=(
+            "shape is checked once, at decode (DecodeError with the JSON path)",
+            "inside, code trusts typed values: no re-validation everywhere",
+            "protocol rules (pairing, order, thinking) are a separate layer: validate",
+        ),
+    ),
+    DrillItem(
+        question='Why not LangChain\'s start_on="human" to pick where a trimmed window starts?',
+        answer="In LangChain a tool result is its own ToolMessage type, so starting on the first human message "
+        "works there. In Anthropic's shape a tool result travels inside a user message, so 'the first user "
+        "message' can be an orphan result and the API answers 400. The right test is is_clean_user_start: a user "
+        "message that answers no tool call, found by walking back from the cut.",
+        points=(
+            "tool results travel inside user messages in Anthropic's shape",
+            "'first user message' can be an orphan tool_result: a 400",
+            "the right test is is_clean_user_start",
+            "walk back from the cut so the window keeps at least keep messages",
+        ),
+    ),
+    DrillItem(
+        question="Why does the validator use the API's exact wording?",
+        answer="The error text is what an engineer searches for. If the local text is the API's byte for byte, a "
+        "local failure, a production failure and the public bug reports say the same words. The validator adds "
+        "what the API leaves out: a rule id, the exact location, a hint. Fidelity to the live API is checked "
+        "against public captures, not against the local API (which uses the same validator).",
+        points=(
+            "one search finds the local error, the production error and the bug reports",
+            "the validator adds a rule id, a location and a hint",
+            "fidelity is shown against public live captures, not the local API",
+        ),
+    ),
+    DrillItem(
+        question="Repair a broken history, or reject it?",
+        answer="Reject by default and repair only when asked, with a report. validate and the API reject; "
+        "repair is opt-in and returns the repaired history and one RepairNote per change, and nothing calls it "
+        "implicitly. It never edits thinking blocks. A silent repair on every request keeps things running but "
+        "hides the bug that broke the history.",
+        points=(
+            "reject by default",
+            "repair is opt-in and reports every change (RepairNote)",
+            "thinking blocks are never edited",
+            "silent repair hides the bug that caused the damage",
+        ),
+    ),
+    DrillItem(
+        question='How do you test an invariant like "a clean start is always a valid start"?',
+        answer="With a property test: generate many valid histories, cut each at a random place, and assert the "
+        "invariant wherever its condition holds; a fixed seed and a modest example count keep CI fast and "
+        "repeatable. Then show the test can fail: run it with the naive condition and watch Hypothesis find and "
+        "shrink a counterexample.",
+        points=(
+            "generate many valid histories and cut them at random places",
+            "a fixed seed and a bounded example count",
+            "check the test can fail (the naive condition gives a counterexample)",
+            "Hypothesis shrinks the failure to a tiny case",
+        ),
+    ),
+    DrillItem(
+        question="What happens to a block kind the model does not know?",
+        answer="It is kept, not dropped and not rejected. An OpaqueBlock holds the original JSON object and writes "
+        "it back unchanged, so images, documents, redacted thinking and server tool blocks round-trip byte for "
+        "byte. Its kind is readable, and match stays exhaustive over a fixed set of classes.",
+        points=(
+            "kept as an OpaqueBlock, neither dropped nor rejected",
+            "written back byte for byte",
+            "match stays exhaustive; the wire kind is b.kind",
+        ),
+    ),
+    DrillItem(
+        question="Why do the structs carry an extra field?",
+        answer="The API keeps adding optional fields to known kinds (cache_control, citations, ...). Dropping them "
+        "silently breaks features such as prompt caching; rejecting them breaks on the next API release. extra "
+        "keeps them verbatim and writes them back flat, while the core fields stay typed.",
+        points=(
+            "the API adds optional fields to known kinds over time",
+            "dropping them breaks features (prompt caching); rejecting them breaks on release",
+            "extra keeps them verbatim while core fields stay typed",
+        ),
+    ),
+    DrillItem(
+        question="Why msgspec, and not pydantic or plain dataclasses?",
+        answer="Any of them can express a tagged union. msgspec gives frozen structs whose tag is part of the "
+        "class, decodes JSON bytes straight into the union and encodes straight back to the API's shape, with no "
+        "adapter layer and one small dependency. That is a preference, not a law, and it was measured against "
+        "the alternatives.",
+        points=(
+            "all of them can express a tagged union",
+            "msgspec: the tag is part of the class; one-call decode and encode",
+            "no adapter layer, one small dependency",
+            "a measured preference, not a law",
+        ),
+    ),
+    DrillItem(
+        question="Why not let the API compact the history for you?",
+        answer="Server-side compaction and context editing are good tools and a fine answer. Their costs: beta "
+        "features of one provider, you do not choose what the summary keeps, part of the result is encrypted, and "
+        "a history you load, replay or send elsewhere still needs a client-side answer. They do not conflict with "
+        "the model: a compaction block decodes as an OpaqueBlock and round-trips.",
+        points=(
+            "using them is a fine answer",
+            "one provider's beta; you do not choose what the summary keeps",
+            "part of the result is encrypted: a block your code cannot read",
+            "loaded or replayed histories still need a client-side answer",
+            "a compaction block round-trips as an OpaqueBlock",
+        ),
+    ),
+    DrillItem(
+        question="Messages or tokens: what should a compaction budget count?",
+        answer="Tokens, because the context window and the bill are in tokens; a message count is a cheap proxy "
+        "that holds while messages are similar in size, but one tool result holding a file can outweigh forty "
+        "turns. The engine takes both budgets (messages, and the history's JSON length as a local stand-in for "
+        "tokens); count_tokens gives the exact number at the price of a request.",
+        points=(
+            "the window and the bill are in tokens",
+            "a message count is a cheap proxy that fails on large tool results",
+            "a local stand-in (JSON length) costs no request",
+            "count_tokens is exact but costs a round trip",
+        ),
+    ),
+)
+"""The chapter's interview questions with model answers and key points (``InterviewDrill(DRILL)``)."""

@@ -164,14 +164,7 @@ def fold(events: Iterable[Event]) -> list[Message]:
     return messages
 
 
-def _fold_starter(events: Iterable[Event]) -> list[Message]:
-    messages = []
-    for ev in events:
-        if isinstance(ev, (TurnStarted, AssistantMessage)):
-            messages.append(ev.message)
-        elif isinstance(ev, ToolResulted):
-            messages.append(tool_result_msg([ev.result]))
-    return messages
+def _fold_starter(events: Iterable[Event]) -> list[Message]: ...  # type: ignore[empty-body]  # your code here
 
 
 def _call(n: int, name: str, **args: Any) -> ToolUseBlock:
@@ -421,16 +414,34 @@ exercise(
         checker=_check_verdicts,
         reference=_verdicts_reference(),
         starter=None,
+        hints=(
+            "For each scenario, count the copies of the knowledge that exist today and ask whether they already "
+            "disagree, or whether the second use is only imagined.",
+            "Weigh what the chapter's decision diagram asks: is the knowledge already written in more than one place, "
+            "and has a difference between the copies cost something real (a 400, a stalled turn)? A guess about a "
+            "future second use is not a copy.",
+        ),
     )
 )
 
 exercise(
     Exercise(
         id="07.2",
-        task="fold(events): the messages a list of engine events describes, without calling fold_events.",
+        task=(
+            "fold(events): the list of Message that a list of msgmodel.core.engine events describes, from an empty "
+            "history, without calling fold_events. A Compacted event's .messages (a tuple of Message, built by the "
+            "engine's compaction) is the whole history after compaction: it replaces everything folded so far"
+        ),
         checker=_check_fold,
         reference=fold,
         starter=_fold_starter,
+        hints=(
+            "Replay the events from an empty history: which events add a message, which add nothing, and which one "
+            "replaces the whole history?",
+            "TurnStarted and AssistantMessage carry .message; ToolResulted carries .result, and the results of one "
+            "reply travel in ONE tool_result_msg; Compacted.messages (msgmodel.core.engine) is the whole history "
+            "after compaction.",
+        ),
     )
 )
 
@@ -441,5 +452,11 @@ exercise(
         checker=_check_skipped,
         reference=skipped_lines(),
         starter=[],
+        hints=(
+            'Read each line\'s "type" and ask whether it is a message of the conversation at all, and whether it is on'
+            " the chain that leads to the last message.",
+            "msgmodel.core.claude_code.import_claude_code returns the skipped lines, each with a reason; its module "
+            "docstring lists what it skips and why.",
+        ),
     )
 )
