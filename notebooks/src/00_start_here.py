@@ -43,8 +43,9 @@
 #
 # ### Chapter map
 #
-# The series retells the original step-31 tutorial, part of a Chinese series that builds a coding agent (a small
-# Claude Code) step by step. Its steps 29 and 30 shipped the two bugs; step 31 is the cure.
+# The series retells the original step-31 tutorial, part of a Chinese series that builds a coding agent step by step
+# and compares each step with Claude Code's source. Its steps 29 and 30 met the two bugs and fixed each one locally;
+# step 31 is the cure.
 #
 # | # | chapter | what you will see |
 # |---|---|---|
@@ -70,7 +71,7 @@ core_route()
 
 # %% [markdown] tags=["core"]
 # * **Interview preparation.** Each chapter's *Why* opens with the interviewer's question in bold, and its
-#   *Follow-up questions* are the ones asked next: answer aloud before you read on. Chapter 06 ends with a drill
+#   *Follow-up questions* are the ones asked next: answer aloud before you read on. Chapter 06 has a drill
 #   where you write your answer first and then score it against a checklist.
 # * **Executable documentation.** Every claim is a cell; `make test` re-runs every notebook and compares each output
 #   with the committed one. The code you import is the `msgmodel` package: `msgmodel.core` is the library (the
@@ -105,8 +106,16 @@ core_route()
 # %% tags=["core"]
 import anthropic
 
-from msgmodel import TextBlock, ToolUseBlock, assistant_msg, blocks_from_api, to_api, tool_result_msg, tool_uses_of
-from msgmodel import user_text
+from msgmodel import (
+    TextBlock,
+    ToolUseBlock,
+    assistant_msg,
+    blocks_from_api,
+    to_api,
+    tool_result_msg,
+    tool_uses_of,
+    user_text,
+)
 from msgmodel.api import local_client
 from msgmodel.api.demo_tools import demo_registry
 from msgmodel.api.scripted import ScriptedModel
@@ -195,7 +204,7 @@ try:
     client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(window))
 except anthropic.BadRequestError as err:
     print("HTTP", err.status_code)
-    print(err.body["error"]["message"])
+    print(err.api_message)  # the API's own sentence, the same as err.body["error"]["message"]
 
 # %% [markdown] tags=["core"]
 # That sentence is the live API's wording: Claude Code users pasted the same text, down to `messages.0.content.0`,
@@ -353,8 +362,8 @@ print(validate(history[:3], model=MODEL, tools_defined=False)[0])
 
 # %% [markdown]
 # **`str(err)` is not the API's message.** The SDK's `str()` of a `BadRequestError` is the status plus the Python
-# repr of the whole body. The API's own sentence is `err.body["error"]["message"]`; SDK 2.14 and later also offer
-# it as `err.api_message`, which the later chapters use:
+# repr of the whole body. The API's own sentence is `err.body["error"]["message"]`, which SDK 2.14 and later also
+# offer as `err.api_message`; the chapters use the shorter form:
 
 # %%
 try:

@@ -10,13 +10,14 @@
 # # 01 · The orphan tool_result (step 29)
 #
 # *An agent that worked for weeks starts failing with HTTP 400 right after it compacts its history. This chapter
-# makes that happen, takes it apart, and fixes it locally, the way step 29 did. The fix is where the series' real
+# makes that happen, takes it apart, and adds a local fix, as step 29 did. The fix is where the series' real
 # problem begins.*
 
 # %% [markdown] tags=["core"]
 # ## What
 #
-# First the evidence that the local API's 400s are the live API's, word for word. Then a small coding agent written
+# First the evidence that the local API's 400s are the live API's, word for word wherever a public capture exists.
+# Then a small coding agent written
 # the way most agents start, with messages as `list[dict]`, compacts its history: it keeps the last `keep` messages
 # and summarizes the rest. With one innocent value of `keep` the next request fails, and the API's own words say a
 # `tool_result` lost its `tool_use`. We find where the cut fell, see why "start the window at a user message" is not
@@ -164,7 +165,7 @@ for n, prompt in enumerate(PROMPTS * 2, start=1):
         break
 
 # %% [markdown] tags=["core"]
-# One sentence is the whole bug report (`err.api_message` is the API's text, as chapter 00 showed):
+# One sentence is the whole bug report (`err.api_message` is the API's own text, as in chapter 00):
 #
 # | Part | Meaning |
 # |---|---|
@@ -278,7 +279,8 @@ given_to_compact.clear()
 engine = legacy_engine(keep=7, compact=recording(compact29.compact_fixed))
 for prompt in PROMPTS * 2:
     engine.submit(prompt)
-print(f"{len(PROMPTS) * 2} prompts answered, no error; final history valid:", validate(engine.messages, as_history=True) == [])
+print(f"{len(PROMPTS) * 2} prompts answered, no error")
+print("final history valid:", validate(engine.messages, as_history=True) == [])
 first = from_api(given_to_compact[0])
 cut = len(first) - 7
 moved = next(i for i in range(cut, len(first)) if is_clean_user_start(first[i]))
@@ -301,7 +303,8 @@ for keep in range(1, 10):
 # %% tags=["core"]
 print(inspect.getsource(compact29._is_clean_user_start))
 wire = given_to_compact[0]
-agree = all(compact29._is_clean_user_start(d) == is_clean_user_start(m) for d, m in zip(wire, from_api(wire)))
+pairs = zip(wire, from_api(wire), strict=True)
+agree = all(compact29._is_clean_user_start(d) == is_clean_user_start(m) for d, m in pairs)
 print("agrees with the authority of chapter 04 on every message above:", agree)
 
 # %% [markdown] tags=["core"]
@@ -321,10 +324,10 @@ sent = from_api(refused)
 print(f"request message 1 is history[{start}]:", sent[1] == before[start])
 
 # %% [markdown]
-# **"Why not just drop the orphaned results?"** cline and CopilotKit merged exactly that (see the table below). It
-# makes the request valid, but information disappears silently: the next assistant turn talks about output the model
-# can no longer see. Done naively, it trades one 400 for another, because a message that held only results is left
-# empty:
+# **"Why not just drop the orphaned results?"** cline and CopilotKit merged exactly that
+# ([survey.md](../docs/survey.md#chapter-01)). It makes the request valid, but information disappears silently: the
+# next assistant turn talks about output the model can no longer see. Done naively, it trades one 400 for another,
+# because a message that held only results is left empty:
 
 # %%
 emptied = [sent[0], Message(role="user", content=[]), *sent[2:]]

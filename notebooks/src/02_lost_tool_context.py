@@ -216,7 +216,8 @@ def which_command_failed_and_why(summary: str) -> str:
 
 for name, summary in (("step 30", summary_step30), ("authority", summary_authority)):
     kept = [f for f in FACTS if f in summary]
-    print(f"from the {name} summary: read {which_file_was_read(summary)!r}; failed: {which_command_failed_and_why(summary)}")
+    print(f"from the {name} summary: read {which_file_was_read(summary)!r}")
+    print(f"  failed: {which_command_failed_and_why(summary)}")
     print(f"  keeps {len(kept)}/{len(FACTS)} key facts")
 
 # %% [markdown] tags=["core"]
@@ -232,10 +233,21 @@ import inspect
 print(inspect.getsource(summary30._block_to_text))
 
 # %% [markdown] tags=["core"]
-# It renders calls as `[call name(args)]` and results as `[result: ...]`, like the authority, and on the session from
-# the bug report the two differ only in JSON spacing. Now some blocks that session did not contain: a screenshot, the
-# model's thinking, a long `grep` pattern, a read that failed, and a result given as a list of blocks (the API allows
-# both forms):
+# It renders calls as `[call name(args)]` and results as `[result: ...]`, like the authority. On the session from the
+# bug report the two differ only in JSON spacing (`json.dumps` puts a space after `:`, msgmodel's encoder does not):
+
+# %%
+import difflib
+
+fixed_text = summary30.transcript_fixed(history)
+diff = difflib.unified_diff(
+    authority_text.splitlines(), fixed_text.splitlines(), "transcript_of", "transcript_fixed", lineterm="", n=0
+)
+print("\n".join(line for line in diff if not line.startswith("@@")))
+
+# %% [markdown] tags=["core"]
+# Now some blocks that session did not contain: a screenshot, the model's thinking, a long `grep` pattern, a read that
+# failed, and a result given as a list of blocks (the API allows both forms):
 
 # %% tags=["core"]
 from msgmodel import Message, OpaqueBlock, ThinkingBlock, assistant_msg, tool_result_block, tool_result_msg
@@ -267,8 +279,9 @@ side_by_side(summary30.transcript_fixed(to_api(tricky)), transcript_of(tricky), 
 # | arguments or a result over the limit | cut silently | cut, ending in `…` | whether it saw the end or a cut |
 # | an image (or another kind) | nothing | `[image]` | that the user sent a screenshot at all |
 #
-# Nobody wrote a bug on purpose. Copy #2 was tested against the session in the report, where it agrees. When the
-# authority learns a new case, the change lands in one file, and nothing carries it to the other copy. A better copy
+# Nobody writes such a bug on purpose. A copy like this one is checked against the session in the report, where it
+# agrees; when the authority learns a new case, the change lands in one file, and nothing carries it to the copy.
+# A better copy
 # does not fix drift; having no copy does. How often the drifts matter, on a 300-message synthetic session:
 
 # %%

@@ -49,12 +49,12 @@
 #
 # The original step-31 tutorial lists the copies as they stood after step 30, and where each went:
 #
-# | The original (TypeScript), before step 31 | Its Python counterpart in `msgmodel.course.legacy` | Step 31 |
+# | The original (TypeScript), before step 31 | Its counterpart in `msgmodel.course.legacy` | Step 31 |
 # |---|---|---|
-# | `compact.ts`: its own `isCleanUserStart` | `compact29._is_clean_user_start` (copy #1) | deleted; import `message.ts` |
-# | `compact.ts`: its own `blockToText` | `summary30._block_to_text` (copy #2) | deleted; import `message.ts` |
-# | `compact.ts`: its own `extractText` | `summary30._message_text`, the compactor's own text reader | deleted; import `message.ts` |
-# | `QueryEngine.ts`: hand-built `{type: "tool_result", ...}` | `engine.QueryEngine.submit`'s two dicts | `toolResultMsg` / `toolResultBlock` |
+# | `compact.ts`: its own `isCleanUserStart` | `compact29._is_clean_user_start` (copy #1) | import `message.ts` |
+# | `compact.ts`: its own `blockToText` | `summary30._block_to_text` (copy #2) | import `message.ts` |
+# | `compact.ts`: its own `extractText` | `summary30._message_text`, compaction's text reader | import `message.ts` |
+# | `QueryEngine.ts`: hand-built `{type: "tool_result"}` | `engine.QueryEngine.submit`'s two dicts | `toolResultBlock` |
 # | `api.ts`: its own logic for reading text | `api.extract_text` (copy #3) | `textOf` |
 # | `storage.ts`: `any[]` | `storage`: `json.dump` of the list | typed as `Message[]` |
 #
@@ -100,8 +100,9 @@ print(describe(sites))
 # Each piece is private to one module (compaction alone knows where a tool result hides, the engine alone how to
 # answer tool calls, the summarizer alone how to render each kind), while the wire names they rest on are spelled in
 # many. `storage.py` is missing altogether: it knows nothing about blocks, so it checks nothing on the way in or out.
-# The smallest piece holds the sharpest example, the `toolUseId` slip of [chapter 02](02_lost_tool_context.ipynb#6.-The-toolUseId-slip):
-# "how to build a tool result" lives twice in one function, three lines apart, and the copies disagree:
+# The smallest piece holds the sharpest example, the `toolUseId` slip of
+# [chapter 02](02_lost_tool_context.ipynb#6.-The-toolUseId-slip): "how to build a tool result" lives twice in one
+# function, three lines apart, and the copies disagree:
 
 # %% tags=["core"]
 for s in sites:
@@ -403,8 +404,8 @@ print("sites found in a copy spelled through constants:", len(scan_source(hidden
 #
 # By the original tutorial's own comparison table, the production code is less tidy than the design it teaches:
 # where the tutorial has one `message.ts`, the real Claude Code has "a heap of message helpers scattered across
-# utils", and its content blocks are the Anthropic SDK's types. The installed SDK gives types and no readers; what it offers on a
-# reply message, besides pydantic's own methods:
+# utils", and its content blocks are the Anthropic SDK's types. The installed SDK gives types and no readers; what
+# it offers on a reply message, besides pydantic's own methods:
 
 # %%
 import anthropic.types
