@@ -60,9 +60,9 @@
 #
 # ### Three ways to use the series
 #
-# * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (in JupyterLab, the
-#   cell's tag list) explain both bugs, their common cause and the model that removes it. The route, computed from
-#   the notebooks themselves:
+# * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab shows a
+#   cell's tags in its property inspector) explain both bugs, their common cause and the model that removes it. The
+#   route, computed from the notebooks themselves:
 
 # %% tags=["core"]
 from msgmodel.course.teaching import core_route

@@ -354,7 +354,7 @@ except DecodeError as e:
     print("msgmodel.from_json:", e)
 
 # %% [markdown]
-# The session is now poisoned: every later request carries the same result, and a restart replays it from the file.
+# The session is now poisoned: every later request carries the same result, and so does the saved file.
 # The constructor catches the slip earlier still: `tool_result_block(tool_use_id, content, is_error)` has no parameter
 # spelled `toolUseId`, so the slip is a `TypeError` the first time the line runs (and a mypy error before), while the
 # correct call writes the right field name:
