@@ -17,12 +17,11 @@
 # ## What
 #
 # First the evidence that the local API's 400s are the live API's, word for word wherever a public capture exists.
-# Then a small coding agent written
-# the way most agents start, with messages as `list[dict]`, compacts its history: it keeps the last `keep` messages
-# and summarizes the rest. With one innocent value of `keep` the next request fails, and the API's own words say a
-# `tool_result` lost its `tool_use`. We find where the cut fell, see why "start the window at a user message" is not
-# enough in this protocol, predict the error locally, and apply a local fix: *copy #1* of knowledge that belongs
-# elsewhere.
+# Then a small coding agent written the way most agents start, with messages as `list[dict]`, compacts its history:
+# it keeps the last `keep` messages and summarizes the rest. With one innocent value of `keep` the next request
+# fails, and the API's own words say a `tool_result` lost its `tool_use`. We find where the cut fell, see why "start
+# the window at a user message" is not enough in this protocol, predict the error locally, and apply a local fix:
+# *copy #1* of knowledge that belongs elsewhere.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -208,7 +207,8 @@ print(f"the window starts on role={before[start].role!r}; a clean user start? {i
 # %% [markdown] tags=["core"]
 # The rule that holds is stricter: **a window may start only at a *clean user start*, a user message that answers no
 # tool call.** `msgmodel.core.message.is_clean_user_start` is that predicate (chapter 04 explains why it lives there).
-#
+
+# %% [markdown]
 # ### 6. Which values of `keep` break, and why it ships
 #
 # We sweep `keep` over the eight tool prompts (the kind of session a team's tests use) and the same prompts with one

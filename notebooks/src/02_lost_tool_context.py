@@ -281,8 +281,10 @@ side_by_side(summary30.transcript_fixed(to_api(tricky)), transcript_of(tricky), 
 #
 # Nobody writes such a bug on purpose. A copy like this one is checked against the session in the report, where it
 # agrees; when the authority learns a new case, the change lands in one file, and nothing carries it to the copy.
-# A better copy
-# does not fix drift; having no copy does. How often the drifts matter, on a 300-message synthetic session:
+# A better copy does not fix drift; having no copy does.
+
+# %% [markdown]
+# How often the drifts matter, on a 300-message synthetic session:
 
 # %%
 from msgmodel import tool_results_of

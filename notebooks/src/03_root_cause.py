@@ -80,7 +80,10 @@ tabulate(kind_spellings, rows="function", columns="detail")
 # %% [markdown] tags=["core"]
 # That is the title's claim in one table: `"tool_result"` is spelled by hand in three functions of three modules,
 # `"text"` in three functions of two, `"tool_use"` in two. Nobody asks anybody: each function compares the raw string
-# itself. Counting the field names too (message literals left out):
+# itself.
+
+# %% [markdown]
+# Counting the field names too (message literals left out):
 
 # %%
 tabulate([s for s in sites if s.kind != "message-literal"], rows="detail", columns="module")
@@ -226,10 +229,10 @@ paths = {"plain": sites_run(lambda: engine.submit("Hello! What can you do?")),
          "compaction": sites_run(long_session),
          "fixed compaction": sites_run(lambda: long_session(compact=fixed_compactor))}
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # Which functions holding knowledge did each path reach (`✓`: at least one of the function's sites ran)?
 
-# %%
+# %% tags=["core"]
 def holder(site):
     return f"{site.module.rsplit('.', 1)[-1]}.{site.function}"
 
