@@ -41,3 +41,10 @@ def test_type_check_passes_correct_code_and_checks_several_modules() -> None:
         'variable has type "str")  [assignment]'
     )
     assert type_check("from msgmodel import user_text\nm = user_text('hi')\n").clean
+
+
+def test_type_check_finds_this_checkout_of_msgmodel() -> None:
+    # mypy_path must be the folder that holds the package, or snippets import-fail (or see another install)
+    from msgmodel.course import teaching
+
+    assert (teaching._SOURCE_TREE / "msgmodel" / "core" / "message.py").is_file()

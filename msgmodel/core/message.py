@@ -32,7 +32,8 @@ The model
     through this module loses nothing.
 
 Constructors (the only way the package builds messages)
-    ``user_text``, ``assistant_msg``, ``tool_result_msg``, ``tool_result_block``.
+    ``user_text``, ``user_msg``, ``assistant_text``, ``assistant_msg``, ``tool_result_msg``,
+    ``tool_result_block``.
 
 Readers (the only way the package reads them)
     ``blocks_of``, ``text_of``, ``tool_uses_of``, ``tool_results_of``,

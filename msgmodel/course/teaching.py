@@ -22,7 +22,7 @@ from typing import Final
 
 __all__ = ["MypyReport", "SideBySide", "side_by_side", "type_check"]
 
-_SOURCE_TREE: Final = Path(__file__).resolve().parents[1]
+_SOURCE_TREE: Final = Path(__file__).resolve().parents[2]
 # One scratch folder per machine user, reused across runs (mypy's cache stays warm there;
 # nbval stops kernels without exit handlers, so a folder per run would pile up in /tmp).
 _SCRATCH: Final = Path(tempfile.gettempdir()) / f"msgmodel-type-check-{os.getuid() if hasattr(os, 'getuid') else 0}"
