@@ -281,7 +281,7 @@ type_check({
     """,
 })
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # ### 7. The codec: JSON and the SDK, in and out
 #
 # `to_json`/`from_json` work on bytes, for storage; `to_api`/`from_api` on the plain dicts the official SDK takes as
@@ -289,7 +289,7 @@ type_check({
 # `cache_control`, signed thinking, `redacted_thinking`) comes back byte for byte. The signature matters most: the
 # API refuses a thinking block that comes back altered.
 
-# %%
+# %% tags=["core"]
 from msgmodel import from_api, from_json, to_json
 
 print("from_json(to_json(h)) == h:", from_json(to_json(history)) == history,
@@ -411,7 +411,8 @@ print(type(param).__name__, param)
 
 # %% [markdown]
 # How other libraries (pydantic-ai, LangChain, Vercel AI) model blocks: [docs/survey.md](../docs/survey.md#chapter-04).
-#
+
+# %% [markdown] tags=["core"]
 # ## One-line summary
 #
 # **One module owns the shape of a message, so a wrong field, a wrong branch or a forgotten kind is caught by mypy
@@ -451,7 +452,8 @@ check("04.2", count_kinds)
 
 # %% [markdown]
 # **04.3 Predict the path.** `from_json` refuses the session below. Without running it, write the `.path` its
-# `DecodeError` names, in the convention of section 7 (`$`, `[i]`, `.key`), as a string such as `"$[0].content"`.
+# `DecodeError` names, in the convention of section 7 (`$`, `[i]`, `.key`, down to the innermost field the decoder
+# could not read), as a string such as `"$[0].content"`.
 
 # %%
 from msgmodel.course.exercises.ch04 import BAD_SESSION

@@ -169,14 +169,14 @@ reply = client.messages.create(model="claude-sonnet-4-6", max_tokens=1024,
 print(f"validate: {validate(compacted)}; HTTP 200, and the model goes on: {reply.content[1].name}"
       f"({reply.content[1].input})")
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # ### 4. Replay 2: chapter 02's summary now keeps what was read, run and failed
 #
 # Chapter 02's scripted debugging session, same prompts and tools, on the rebuilt engine: the agent reads the
 # config, runs the failing tests with a stand-in `run_command`, greps for `retries`, and later fails to read
 # `src/settings.py`. `engine.run_sync(prompt)` runs one prompt to the model's final answer.
 
-# %%
+# %% tags=["core"]
 from msgmodel.api.scripted import ScriptedModel
 from msgmodel.core.tools import Tool, ToolRegistry
 
@@ -198,13 +198,13 @@ engine = QueryEngine(local_client(ScriptedModel(TURNS)), tools=ToolRegistry([*TO
 engine.run_sync("The tests fail when APP_RETRIES is set. Find out why.")
 print(engine.run_sync("Before you fix it: does a settings module override the default?").text)
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # The failed read is an ordinary `is_error` result, and the next request gets its 200. Now the history is compacted
 # with everything but a last prompt summarized (`keep_recent=1`), three ways: step 30's renderer, step 30's local
 # fix (copy #2), and the new code. All three ask the same local model. Three small regex probes of the *stand-in
 # summarizer's* format (as in chapter 02; a real LLM writes free prose) ask what reached each summary:
 
-# %%
+# %% tags=["core"]
 import re
 
 debugging = [*engine.history, user_text("Now fix config.py.")]
@@ -226,7 +226,7 @@ for question, (pattern, answer) in PROBES.items():
         found = re.search(pattern, summary)
         print(f"  {name:8} {answer.format(*[found[0], *found.groups()]) if found else 'cannot tell'}")
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # Step 30's summary answers nothing, and no error said so. Copy #2 answers chapter 02's two questions and quietly
 # misses the third: it drops `is_error`, so the failed read reads like a success (this drift of copy #2 is this
 # series' illustration, built for the exhibit, not the original's history). Only the new summary, rendered by the
@@ -543,7 +543,7 @@ runner_source = inspect.getsource(_beta_runner)
 print('dict literals {"type": "tool_result", ...} in the SDK tool runner:', runner_source.count('"type": "tool_result"'))
 print(inspect.getsource(_beta_runner.BaseSyncToolRunner._run_tool))
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # ## One-line summary
 #
 # **Once every module builds and reads messages through `message.py`, each fix lives in one place, and a replay, a

@@ -336,19 +336,20 @@ for path in sorted(PACKAGE.rglob("*.py")):
         if sites:
             print(f"{path.relative_to(PACKAGE.parent)}: {', '.join(sorted(sites))}")
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # What mypy does *not* list is the rest of the cost, all in `message.py`, right below the classes: the codec's
 # tables of the kinds it decodes (`_KNOWN_KINDS`, `_KNOWN_TYPES`, the runtime union `_KnownBlock`, one branch of
 # `_convert_block`). A new kind with rules of its own (a pairing, say) also needs them in `protocol.py`. Readers
 # that filter by `type` need nothing. Until anyone models the kind, `OpaqueBlock` already carries it unchanged.
-#
+
+# %% [markdown] tags=["core"]
 # #### I5. Why are the blocks frozen?
 #
 # A block is a value many places share: a compacted history holds the same block objects as the saved one. With
 # plain dicts, a "harmless" cleanup added months later, run on the compactor's window, edits the saved history too,
 # including a signed thinking block, which the API then refuses:
 
-# %%
+# %% tags=["core"]
 signed_text = "Check trailing spaces.  "
 turn = assistant_msg([ThinkingBlock(signed_text, signature="c2ln"), TextBlock("Done.  ")])
 saved = to_api([user_text("Tidy the README."), turn])  # plain dicts, as a dict-based agent keeps them
@@ -364,7 +365,7 @@ try:
 except AttributeError as e:
     print("the same cleanup on frozen blocks: AttributeError:", e)
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # Frozen turns the bug into an error at the line that tries; a correct cleanup builds new blocks with
 # `msgspec.structs.replace`. Frozen is shallow (chapter 04's pitfalls).
 #
@@ -375,7 +376,7 @@ except AttributeError as e:
 # API's protocol rules are a separate layer, `validate`, run before sending or after loading. This history is
 # well-formed, and no API would accept it:
 
-# %%
+# %% tags=["core"]
 well_formed = from_json(
     b'[{"role":"user","content":"hi"},'
     b'{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"3 matches"}]}]'
@@ -499,7 +500,8 @@ print({name: f.is_required() for name, f in SDKThinkingBlock.model_fields.items(
 
 # %% [markdown]
 # What other libraries chose for each question: [docs/survey.md](../docs/survey.md#chapter-06).
-#
+
+# %% [markdown] tags=["core"]
 # ## One-line summary
 #
 # **Every choice in the message model (two content shapes, thinking modelled early, a closed tagged union, frozen

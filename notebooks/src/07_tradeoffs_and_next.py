@@ -520,7 +520,7 @@ print("goals met:", ", ".join(n for n, ok in goals.items() if ok), "| missed:",
 # event carries values from `message.py` (a `Message`, a `ToolUseBlock`, a `ToolResultBlock`); the stream adds no
 # shape of its own. The local API's rule-based model drives it, and one of the two files asked for does not exist:
 
-# %%
+# %% tags=["core"]
 import contextlib
 from typing import assert_never
 
@@ -561,14 +561,14 @@ async for ev in engine.run("Read src/app.py and src/missing.py"):
     events.append(ev)
     print(describe(ev))
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # **The fold law.** The events *are* the conversation, delivered in pieces: `fold_events(events, history_before) ==
 # engine.history`. `TurnStarted` and `AssistantMessage` carry a message each; the `ToolResulted` events after one
 # reply fold into a single `tool_result_msg`, as the API requires; a `Compacted` event's `.messages` is the whole
 # history after compaction and replaces everything folded so far. The law holds turn after turn, so a consumer that
 # stores events can rebuild the conversation exactly:
 
-# %%
+# %% tags=["core"]
 before = list(engine.history)
 more = [ev async for ev in engine.run("What is (3 + 4) * 2 ** 3?")]
 print("turn 1: fold_events(events) == history then:", fold_events(events) == before)
@@ -772,7 +772,7 @@ calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinst
 print("in-place attribute assignments:", sum(isinstance(t, ast.Attribute) for t in targets),
       "| ends in assert_never:", "assert_never" in calls)
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # ## One-line summary
 #
 # **Consolidate when knowledge is copied twice and a copy has already bitten; then model the whole contract, choose
