@@ -97,8 +97,9 @@ print(inspect.getsource(run_tool))
 # ### 2. The one behaviour that changes: the cut moves back
 #
 # The original tutorial says its step 31 "adds no feature". This series' refactor changes one behaviour, and it is
-# worth seeing apart from the consolidation. Step 29's local fix moved the cut *forward* to the next clean user
-# start; `plan_compaction` moves it *back*. `keep_recent` promises the model at least that many recent messages, and
+# worth seeing apart from the consolidation. Step 29's local fix, as this series' exhibit writes it
+# (`msgmodel.course.legacy.compact29`; the original shows only that compact.ts had its own `isCleanUserStart`), moved
+# the cut *forward* to the next clean user start; `plan_compaction` moves it *back*. `keep_recent` promises the model at least that many recent messages, and
 # moving forward breaks that promise. In one long tool loop after the last prompt (the usual shape of an agent's
 # work) there is no clean start ahead, so the step-29 fix summarizes the whole loop, including the results the model
 # is about to read. Moving back keeps the loop whole, or summarizes nothing if it cannot:
@@ -452,8 +453,12 @@ for scan, total in [(before, "all of msgmodel.course.legacy"), (after, "msgmodel
 # **"Why is `repair` a separate, explicit step?"** It changes data: it drops results and invents error results. Done
 # silently, it hides the bug that broke the history, and the next bug breaks it again. Kept explicit, `validate`
 # first *reports* the defect and `repair` then *fixes it on purpose*, with notes to log. Compaction has no need for
-# it: a defect inside the kept window stays there, and `validate` names it. (pydantic-ai's silent repair, told in
-# chapter 01, is the other choice.)
+# it: a defect inside the kept window stays there, and `validate` names it. pydantic-ai made the other choice: its
+# `_clean_message_history` runs before every request, drops orphaned tool returns and makes up
+# `outcome='interrupted'` returns for dangling calls, and reports nothing. It came from
+# [pydantic/pydantic-ai#4728](https://github.com/pydantic/pydantic-ai/issues/4728), which puts the problem well ("once
+# a conversation is poisoned, it stays poisoned"); the silent fix keeps requests going and hides which bug poisoned
+# it.
 
 # %%
 crashed = [user_text("Start."), assistant_msg([TextBlock("Ready.")]), user_text("Read src/app.py"),

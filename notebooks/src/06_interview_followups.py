@@ -410,7 +410,7 @@ print("rule:", v.rule, "| path:", v.path, "| hint:", v.hint)
 # #### I9. Repair, or reject? · I10. How do you test an invariant like "a clean start is always a valid start"?
 #
 # Reject by default; repair only on request, with a report: chapter 05, section 7 shows `repair` and its notes, and
-# chapter 01 told pydantic-ai's silent repair, the other choice. One more promise: `repair` never edits, moves or
+# its follow-ups tell pydantic-ai's silent repair, the other choice. One more promise: `repair` never edits, moves or
 # drops a thinking block. The signed turn from I2, cut right after its tool call, gets an answer for the dangling
 # call while its thinking block stays the very same object. (I10's evidence, a property that finds and shrinks a
 # counterexample, is chapter 05, section 6.)
