@@ -99,10 +99,11 @@ print(inspect.getsource(run_tool))
 # The original tutorial says its step 31 "adds no feature". This series' refactor changes one behaviour, and it is
 # worth seeing apart from the consolidation. Step 29's local fix, as this series' exhibit writes it
 # (`msgmodel.course.legacy.compact29`; the original shows only that compact.ts had its own `isCleanUserStart`), moved
-# the cut *forward* to the next clean user start; `plan_compaction` moves it *back*. `keep_recent` promises the model at least that many recent messages, and
-# moving forward breaks that promise. In one long tool loop after the last prompt (the usual shape of an agent's
-# work) there is no clean start ahead, so the step-29 fix summarizes the whole loop, including the results the model
-# is about to read. Moving back keeps the loop whole, or summarizes nothing if it cannot:
+# the cut *forward* to the next clean user start; `plan_compaction` moves it *back*. `keep_recent` promises the model
+# at least that many recent messages, and moving forward breaks that promise. In one long tool loop after the last
+# prompt (the usual shape of an agent's work) there is no clean start ahead, so the step-29 fix summarizes the whole
+# loop, including the results the model is about to read. Moving back keeps the loop whole, or summarizes nothing if
+# it cannot:
 
 # %% tags=["core"]
 def legacy_slicing(h, *, keep_recent, summarize):  # step 29's bug, adapted to the new signature
@@ -545,7 +546,7 @@ except ValueError as e:
 from anthropic.lib.tools import _beta_runner
 
 runner_source = inspect.getsource(_beta_runner)
-print('dict literals {"type": "tool_result", ...} in the SDK tool runner:', runner_source.count('"type": "tool_result"'))
+print('"type": "tool_result" dict literals in the SDK tool runner:', runner_source.count('"type": "tool_result"'))
 print(inspect.getsource(_beta_runner.BaseSyncToolRunner._run_tool))
 
 # %% [markdown] tags=["core"]
@@ -611,10 +612,10 @@ check("05.2", faithful)
 # | `answered_dangling_call` | answered a call that had no result with an `is_error` result |
 
 # %%
+from IPython.display import display
+
 from msgmodel import tool_results_of
 from msgmodel.course.exercises.ch05 import REPAIR_PUZZLE
-
-from IPython.display import display
 
 display(show(REPAIR_PUZZLE))
 for i, m in enumerate(REPAIR_PUZZLE):  # the ids that link calls and results

@@ -47,10 +47,10 @@ from msgmodel.course.widgets import InterviewDrill
 InterviewDrill(DRILL)
 
 # %% [markdown]
-# ### The evidence
+# ## Follow-up questions: the evidence
 #
-# One setup cell: the model, the official SDK answered in-process by the local API, and `type_check`
-# (`mypy --strict` on a snippet).
+# Each answer in the drill, backed by a cell (or a link to the chapter whose cell proves it). One setup cell: the
+# model, the official SDK answered in-process by the local API, and `type_check` (`mypy --strict` on a snippet).
 
 # %%
 import ast
@@ -102,7 +102,7 @@ TOOLS = tools_param(REGISTRY)
 client = local_client(RuleModel())
 
 # %% [markdown] tags=["core"]
-# #### I1. Why is `content` a `str | list`, and not always a list of blocks?
+# ### I1. Why is `content` a `str | list`, and not always a list of blocks?
 #
 # The original's argument (wrapping plain text in a block list is needless ceremony) is in chapter 04, section 3.
 # The evidence that both shapes are on the wire: the SDK's own type, a 200 for each shape, and a session file built
@@ -131,7 +131,7 @@ print("kept as given :", to_json(kept) == raw, to_json(kept).decode())
 print("normalized    :", to_json(normalized) == raw, to_json(normalized).decode())
 
 # %% [markdown] tags=["core"]
-# #### I2. Why define `ThinkingBlock` before any feature uses thinking?
+# ### I2. Why define `ThinkingBlock` before any feature uses thinking?
 #
 # The API signs each thinking block it returns and refuses a replayed one whose signature is missing or wrong, or
 # whose latest turn was modified ([api-rules.md](../docs/api-rules.md)). If thinking is in the model from day one,
@@ -149,7 +149,8 @@ history.append(tool_result_msg([run_tool(REGISTRY, call) for call in tool_uses_o
 with tempfile.TemporaryDirectory() as d:
     storage.save(Path(d, "session.jsonl"), history)
     loaded = storage.load(Path(d, "session.jsonl")).messages
-print("loaded == saved:", loaded == history, "| signature byte for byte:", blocks_of(loaded[1])[0].signature == signature)
+print("loaded == saved:", loaded == history)
+print("signature byte for byte:", blocks_of(loaded[1])[0].signature == signature)
 print("block as the SDK returned it:", to_api(loaded)[1]["content"][0] == reply.content[0].model_dump())
 reply = client.messages.create(model=MODEL, max_tokens=2048, thinking=THINKING, tools=TOOLS, messages=to_api(loaded))
 print("sent back:", [b.type for b in reply.content], reply.content[1].text)
@@ -162,7 +163,8 @@ print("sent back:", [b.type for b in reply.content], reply.content[1].text)
 for module in ["storage", "compact", "engine"]:
     tree = ast.parse((Path(msgmodel.__file__).parent / "core" / f"{module}.py").read_text())
     refs = [n for n in ast.walk(tree)
-            if (isinstance(n, ast.Name) and n.id == "ThinkingBlock") or (isinstance(n, ast.alias) and n.name == "ThinkingBlock")
+            if (isinstance(n, ast.Name) and n.id == "ThinkingBlock")
+            or (isinstance(n, ast.alias) and n.name == "ThinkingBlock")
             or (isinstance(n, ast.Constant) and n.value == "thinking")
             or (isinstance(n, ast.Attribute) and n.attr in ("thinking", "signature"))]
     print(f"msgmodel/core/{module}.py: {len(refs)} references to thinking")
@@ -184,7 +186,7 @@ for name, blocks in variants.items():
     print(f"{name:<30} {v.rule:<18} {str(v)[:70]}…")
 
 # %% [markdown] tags=["core"]
-# #### I3. Tagged union or class hierarchy?
+# ### I3. Tagged union or class hierarchy?
 #
 # Both are classes (a msgspec `Struct` is a class); the real choice is a *closed* union versus an *open* base
 # class. The same two kinds written both ways, as scratch modules we run *and* type-check. Both end with the same two
@@ -302,7 +304,7 @@ type_check({"blocks_union": UNION, "blocks_classes": CLASSES}, functions=True)
 # | `match` + `assert_never` exhaustive | yes | no |
 # | behaviour per kind | plain functions with `match` | methods (what a hierarchy is good at) |
 #
-# #### I4. What does it cost to add a block kind?
+# ### I4. What does it cost to add a block kind?
 #
 # One class, added to the union in `message.py`; then mypy lists every exhaustive `match` that must handle it. We
 # measured it: a sixth class (a dummy `CitationBlock` with the usual `extra` field) added to `ContentBlock` in a
@@ -332,7 +334,8 @@ def matches_every_block(f):
 PACKAGE = Path(msgmodel.__file__).parent
 for path in sorted(PACKAGE.rglob("*.py")):
     if "assert_never(" in (source := path.read_text()):
-        sites = [f.name for f in ast.walk(ast.parse(source)) if isinstance(f, ast.FunctionDef) and matches_every_block(f)]
+        functions = [f for f in ast.walk(ast.parse(source)) if isinstance(f, ast.FunctionDef)]
+        sites = [f.name for f in functions if matches_every_block(f)]
         if sites:
             print(f"{path.relative_to(PACKAGE.parent)}: {', '.join(sorted(sites))}")
 
@@ -343,7 +346,7 @@ for path in sorted(PACKAGE.rglob("*.py")):
 # that filter by `type` need nothing. Until anyone models the kind, `OpaqueBlock` already carries it unchanged.
 
 # %% [markdown] tags=["core"]
-# #### I5. Why are the blocks frozen?
+# ### I5. Why are the blocks frozen?
 #
 # A block is a value many places share: a compacted history holds the same block objects as the saved one. With
 # plain dicts, a "harmless" cleanup added months later, run on the compactor's window, edits the saved history too,
@@ -369,7 +372,7 @@ except AttributeError as e:
 # Frozen turns the bug into an error at the line that tries; a correct cleanup builds new blocks with
 # `msgspec.structs.replace`. Frozen is shallow (chapter 04's pitfalls).
 #
-# #### I6. Where does validation belong?
+# ### I6. Where does validation belong?
 #
 # At the boundary, once: `from_json`/`from_api` check the shape with a `DecodeError` naming the path; past that, no
 # function re-checks it (re-checking everywhere would copy the knowledge N times again, chapter 03's disease). The
@@ -384,7 +387,7 @@ well_formed = from_json(
 print("decoded:", [m.role for m in well_formed], "| validate:", validate(well_formed)[0])
 
 # %% [markdown]
-# #### I7. Why not LangChain's `start_on="human"`? · I8. Why does the validator use the API's exact wording?
+# ### I7. Why not LangChain's `start_on="human"`? · I8. Why does the validator use the API's exact wording?
 #
 # Chapter 01 told the `start_on="human"` story: a tool result travels *inside* a user message in Anthropic's shape,
 # so "start at the first user message" can start on an orphan. Here is the port on a generated session, and the
@@ -407,7 +410,7 @@ print("str(v) == the API's text:", str(v) == api_text)
 print("rule:", v.rule, "| path:", v.path, "| hint:", v.hint)
 
 # %% [markdown]
-# #### I9. Repair, or reject? · I10. How do you test an invariant like "a clean start is always a valid start"?
+# ### I9. Repair, or reject? · I10. How do you test an invariant like "a clean start is always a valid start"?
 #
 # Reject by default; repair only on request, with a report: chapter 05, section 7 shows `repair` and its notes, and
 # its follow-ups tell pydantic-ai's silent repair, the other choice. One more promise: `repair` never edits, moves or
@@ -420,14 +423,14 @@ fixed, notes = repair(loaded[:2])  # [user, assistant [thinking, text, tool_use]
 print([note.kind for note in notes], "| thinking block untouched:", blocks_of(fixed[1])[0] is blocks_of(loaded[1])[0])
 
 # %% [markdown]
-# #### I11. What happens to a kind the model does not know? · I12. Why an `extra` field? · I13. Why msgspec?
+# ### I11. What happens to a kind the model does not know? · I12. Why an `extra` field? · I13. Why msgspec?
 #
 # An unknown kind becomes an `OpaqueBlock` and round-trips byte for byte; fields the API adds to known kinds
 # (`cache_control`, `citations`) are kept in `extra` and written back flat: both shown in chapter 04, section 7.
 # msgspec gives frozen structs whose tag is part of the class, decoding JSON bytes straight into the union; that is
 # a preference, not a law, and chapter 07 measures it against pydantic and dataclasses.
 #
-# #### I14. Why not let the API compact for you?
+# ### I14. Why not let the API compact for you?
 #
 # The API's server-side compaction (a `compaction` block: a summary plus `encrypted_content` to send back verbatim)
 # and context editing are good tools, and using them is a fine answer. The costs: beta features of one provider, a
@@ -448,7 +451,7 @@ print(f"{type(block).__name__}(kind={block.kind!r}) | round trip byte for byte: 
 print("validate:", validate(replayed), "| in a summary transcript:", block_to_text(block))
 
 # %% [markdown]
-# #### I15. Messages or tokens: what should a compaction budget count?
+# ### I15. Messages or tokens: what should a compaction budget count?
 #
 # Tokens: the window and the bill are in tokens, and one tool result holding a file can outweigh forty chat turns.
 # The engine takes a message budget (`compact_at_messages`, cheap) and `compact_at_chars` (the history's JSON

@@ -488,7 +488,8 @@ results = json.loads((REPO / "bench" / "results.json").read_text())  # written b
 p1, p4 = results["P1"], results["P4"]
 barh(list(p1["seconds"]), [s * 1000 for s in p1["seconds"].values()],
      f"P1: median ms to decode {results['messages']:,} messages (one run)", height=2.8)
-print(f"P1 decode: {p1['x_vs_sdk']:.1f}× the SDK path (goal ≥ 20×), {p1['x_vs_json_loads']:.1f}× json.loads (goal ≥ 3×)")
+print(f"P1 decode: {p1['x_vs_sdk']:.1f}× the SDK path (goal ≥ 20×), ", end="")
+print(f"{p1['x_vs_json_loads']:.1f}× json.loads (goal ≥ 3×)")
 print(f"P4 memory: {p4['ratio']:.2f}× the same data as dicts (goal ≤ 0.5×)")
 goals = {name: results[name]["goal_met"] for name in ("P1", "P2", "P3", "P4", "P5")}
 print("goals met:", ", ".join(n for n, ok in goals.items() if ok), "| missed:",
@@ -632,12 +633,13 @@ print("the replayed thinking accepted:", turn.ended.reason, "| protocol agrees:"
 #
 # ### 4. A Claude Code session file
 #
-# Claude Code writes each session to a JSONL file, one line per event ([claude-code-transcripts.md](../docs/claude-code-transcripts.md)
-# describes the format as observed; it is third-party and changes between versions). The package ships a small
-# session **built by hand to that documented format, not captured from a real run**: a Claude Code 2.1.x coding task,
-# compacted once, copied while the agent was still working. `import_claude_code` rebuilds what the model would have
-# seen. Claude Code writes one content block per line, so one API message can span several lines sharing a
-# `message.id`, and parallel results arrive as consecutive user lines, merged back into one message:
+# Claude Code writes each session to a JSONL file, one line per event
+# ([claude-code-transcripts.md](../docs/claude-code-transcripts.md) describes the format as observed; it is
+# third-party and changes between versions). The package ships a small session **built by hand to that documented
+# format, not captured from a real run**: a Claude Code 2.1.x coding task, compacted once, copied while the agent was
+# still working. `import_claude_code` rebuilds what the model would have seen. Claude Code writes one content block
+# per line, so one API message can span several lines sharing a `message.id`, and parallel results arrive as
+# consecutive user lines, merged back into one message:
 
 # %%
 from msgmodel.core.claude_code import import_claude_code, sample_session_path
