@@ -365,7 +365,10 @@ for attempt in (lambda: TextBlock(text="hi", type="tool_use"), lambda: OpaqueBlo
 #
 # **Constructing does not check types at run time.** msgspec checks types when it decodes, not in `__init__`, so
 # `Message(role="system", content="hi")` is built without a word. mypy catches it before anything runs, and
-# `from_api` at the boundary:
+# `from_api` at the boundary.
+#
+# **Lossless means a typo survives decoding.** A misspelled `is_eror` on a known block lands in `extra` (it could be
+# a field the API added last week); `protocol.validate` refuses it. Validate before you send.
 
 # %%
 from msgmodel import Message
@@ -378,11 +381,14 @@ try:
     from_api(to_api([bad]))
 except DecodeError as e:
     print("DecodeError:", e)
+typo = from_json(
+    '[{"role":"user","content":"Read x."},'
+    '{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01D","name":"read_file","input":{"path":"x"}}]},'
+    '{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01D","content":"boom","is_eror":true}]}]'
+)
+print("decoded, kept in extra:", blocks_of(typo[2])[0].extra, "| validate:", *validate(typo))
 
 # %% [markdown]
-# **Lossless means a typo survives decoding.** A misspelled `is_eror` on a known block lands in `extra` (it could be
-# a field the API added last week); `protocol.validate` refuses it. Validate before you send.
-#
 # **Two decoders.** msgspec's tagged union dispatches only among `Struct`s, and `OpaqueBlock` is not one. So the fast
 # path decodes the four known kinds straight into structs, and a document holding any other kind or an `extra` field
 # is decoded a second time by a walk in Python that gives the same result and the same error paths (the comments

@@ -168,8 +168,8 @@ client = local_client()
 compacted = compact(history, keep_recent=7, summarize=summarizer_from_client(client))
 reply = client.messages.create(model="claude-sonnet-4-6", max_tokens=1024,
                                messages=to_api(compacted), tools=tools_param(TOOLS))
-print(f"validate: {validate(compacted)}; HTTP 200, and the model goes on: {reply.content[1].name}"
-      f"({reply.content[1].input})")
+print(f"compacted starts {[m.role for m in compacted[:2]]}; validate: {validate(compacted)}")
+print(f"HTTP 200, and the model goes on: {reply.content[1].name}({reply.content[1].input})")
 
 # %% [markdown] tags=["core"]
 # ### 4. Replay 2: chapter 02's summary now keeps what was read, run and failed
@@ -511,7 +511,7 @@ print("validate reports:", *validate(slip), sep="\n  ")
 # ## Pitfalls and trade-offs
 #
 # * **"Nothing to cut" is a real answer.** With no clean user start in range (one long tool loop since the first
-#   prompt), `compact` returns the history unchanged (`Compaction.summarized` is `False`, as section 2 showed). An
+#   prompt), `compact` returns the history unchanged (as section 2 showed; `Compaction.summarized` is then `False`). An
 #   agent over budget must then retry with a smaller `keep_recent` or clear old tool outputs. Only
 #   `keep_recent=0` always cuts, and the engine does not allow it:
 

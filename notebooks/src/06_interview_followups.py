@@ -485,8 +485,8 @@ print(EngineConfig(compact_at_messages=None, compact_at_chars=200_000))
 #   needs a rule in the validator, not just a round trip.
 # * **A local validator has a ceiling.** It cannot check that a signature is genuine, or that the latest turn's
 #   thinking was left untouched. Only the API can.
-# * **Mirroring the wording is a maintenance duty.** The API has reworded errors before; the rule ids stay stable
-#   and the texts follow the API.
+# * **Mirroring the wording is a maintenance duty.** When the API rewords an error, the texts must follow it; the
+#   rule ids stay stable.
 #
 # ## vs. the real source
 #
