@@ -107,3 +107,10 @@ def test_type_check_follows_no_link_planted_at_the_old_predictable_path(tmp_path
     assert report.clean
     assert sorted(p.name for p in victim.iterdir()) == ["precious.txt"]
     assert (victim / "precious.txt").read_text() == "keep me"
+
+
+def test_type_check_finds_this_checkout_of_msgmodel() -> None:
+    # mypy_path must be the folder that holds the package, or snippets import-fail (or see another install)
+    from msgmodel.course import teaching
+
+    assert (teaching._SOURCE_TREE / "msgmodel" / "core" / "message.py").is_file()

@@ -652,9 +652,10 @@ def import_claude_code(
 def sample_session_path() -> Path:
     """The shipped sample session (``msgmodel/data/sample_claude_code_session.jsonl``).
 
-    A coding task written by Claude Code 2.1.x: reads, a failing Bash run, parallel calls
-    with interleaved results, hook, bash and subagent progress lines, a local command, one
-    auto compaction, an interrupt, a synthetic API-error message, and a file that ends
-    mid-turn (its last ``tool_use`` has no result yet).
+    A coding task built to the documented format Claude Code 2.1.x writes (not a recorded
+    session): reads, a failing Bash run, parallel calls with interleaved results, hook, bash
+    and subagent progress lines, a local command, one auto compaction, an interrupt, a
+    synthetic API-error message, and a file that ends mid-turn (its last ``tool_use`` has no
+    result yet).
     """
     return Path(__file__).resolve().parent.parent / "data" / "sample_claude_code_session.jsonl"

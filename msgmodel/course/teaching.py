@@ -38,7 +38,7 @@ from msgmodel.course.route import core_route
 
 __all__ = ["MypyReport", "SideBySide", "core_route", "live_api_agreement", "side_by_side", "type_check"]
 
-_SOURCE_TREE: Final = Path(__file__).resolve().parents[1]
+_SOURCE_TREE: Final = Path(__file__).resolve().parents[2]
 _cache_dir: Path | None = None
 
 
