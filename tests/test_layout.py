@@ -217,3 +217,8 @@ def test_the_stated_number_of_block_kinds_is_the_unions() -> None:
         if word in NUMBER_WORDS:
             expected = {"content blocks": len(known), "constructors": len(CONSTRUCTORS), "readers": len(READERS)}
             assert NUMBER_WORDS[word] == expected[m.group(2)], m.group(0)
+
+
+def test_the_chapters_keep_the_rule_they_teach() -> None:
+    bypasses = scan_model_bypasses(ROOT / "notebooks" / "src")
+    assert bypasses == [], "a chapter builds or reads a Message by hand:\n" + "\n".join(map(str, bypasses))

@@ -142,7 +142,7 @@ TOOLS = tools_param(REGISTRY)  # the API's tools= list
 history = [user_text("What is in setup.cfg?")]
 reply = client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(history))
 print("stop_reason:", reply.stop_reason)
-print("blocks:", [(type(b).__name__, b.type) for b in reply.content])
+print("blocks:", [(type(b).__name__, b.type) for b in reply.content])  # on purpose: the SDK's reply, not a Message
 
 # %% [markdown] tags=["core"]
 # `stop_reason: tool_use`: the model waits for a tool result. We convert the SDK's objects once, at the boundary,
@@ -335,10 +335,10 @@ validate([user_text("What is in setup.cfg?"), user_text("And the version, please
 # `tool_use` dangling: a 400. The two results of the loop above, then the model's answer:
 
 # %%
-from msgmodel import text_of, tool_results_of
+from msgmodel import result_text, text_of, tool_results_of
 
 for r in tool_results_of(session[2]):
-    print(r.tool_use_id, "is_error" if r.is_error else "ok", "|", r.content.splitlines()[0])
+    print(r.tool_use_id, "is_error" if r.is_error else "ok", "|", result_text(r).splitlines()[0])
 print(text_of(session[3]))
 
 # %% [markdown]
@@ -379,7 +379,8 @@ except anthropic.BadRequestError as err:
 
 # %%
 first = client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(history[:1]))
-naive = [{"role": "user", "content": "What is in setup.cfg?"}, {"role": "assistant", "content": first.content}]
+sdk_blocks = first.content  # on purpose: the naive way hands the SDK's objects back as they are
+naive = [{"role": "user", "content": "What is in setup.cfg?"}, {"role": "assistant", "content": sdk_blocks}]
 naive.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "…"}]})
 for m in naive:
     kinds = [f"{type(b).__module__.split('.')[0]}.{type(b).__name__}" for b in m["content"]]

@@ -330,7 +330,9 @@ print(f"request message 1 is history[{start}]:", sent[1] == before[start])
 # because a message that held only results is left empty:
 
 # %%
-emptied = [sent[0], Message(role="user", content=[]), *sent[2:]]
+from msgmodel import user_msg
+
+emptied = [sent[0], user_msg([]), *sent[2:]]
 print("blocks dropped: ", validate(emptied)[0])
 print("message dropped:", validate([sent[0], *sent[2:]]))
 
@@ -386,7 +388,7 @@ print("\nanswered:", answer[:100].replace("\n", " "), "…")
 
 # %%
 question, calls, results = from_api(recorder.messages)[18:21]  # "Read README.md and setup.cfg"
-split = [question, calls, *(Message(role="user", content=[r]) for r in tool_results_of(results))]
+split = [question, calls, *(user_msg([r]) for r in tool_results_of(results))]
 print(validate(split)[0])
 
 # %% [markdown]

@@ -254,8 +254,10 @@ from msgmodel import Message, OpaqueBlock, ThinkingBlock, assistant_msg, tool_re
 
 LONG_PATTERN = "|".join(["retries", "backoff", "timeout", "APP_RETRIES", "APP_TIMEOUT", "load_config"] * 4)
 screenshot = OpaqueBlock({"type": "image", "source": {"type": "url", "url": "https://example.com/ci.png"}})
+from msgmodel import user_msg
+
 tricky = [
-    Message(role="user", content=[TextBlock("CI fails too; here is the screenshot:"), screenshot]),
+    user_msg([TextBlock("CI fails too; here is the screenshot:"), screenshot]),
     assistant_msg([
         ThinkingBlock("A settings module might override the config.", signature="c2lnbmF0dXJl"),
         ToolUseBlock("toolu_05", "read_file", {"path": "src/settings.py"}),
@@ -293,7 +295,8 @@ from msgmodel.course.synth import synth_session
 session = synth_session(300, seed=0)
 results = [r for m in session for r in tool_results_of(m)]
 copy2, authority = summary30.transcript_fixed(to_api(session)), transcript_of(session)
-failed, lists = sum(r.is_error for r in results), sum(not isinstance(r.content, str) for r in results)
+failed = sum(r.is_error for r in results)
+lists = sum(not isinstance(r.content, str) for r in results)  # on purpose: counting the result shapes
 cuts = authority.count("…")  # the authority marks every cut it makes, so this counts the cuts
 rows = [
     ("failure flags dropped", failed, failed - copy2.count("(failed)"), failed - authority.count("(failed)")),

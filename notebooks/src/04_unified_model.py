@@ -148,7 +148,7 @@ print(msgspec.structs.replace(call, name="read_file"))
 from msgmodel import blocks_of, user_text
 
 typed = user_text("How many retries does the client make?")
-print(repr(typed.content), "→", blocks_of(typed))
+print(repr(typed.content), "→", blocks_of(typed))  # on purpose: the field itself, beside its reader
 print(blocks_of(user_text("")), "← an empty string is no blocks at all")
 
 # %% [markdown] tags=["core"]
@@ -376,7 +376,7 @@ from msgmodel import Message
 m = assistant_msg([ToolUseBlock(id="toolu_01E", name="grep", input={"pattern": "x"})])
 tool_uses_of(m)[0].input["pattern"] = "y"  # changes the block inside the "frozen" message
 print(m)
-bad = Message(role="system", content="hi")  # no error here
+bad = Message(role="system", content="hi")  # on purpose: msgspec checks no types here
 try:
     from_api(to_api([bad]))
 except DecodeError as e:

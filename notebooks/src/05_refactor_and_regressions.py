@@ -169,7 +169,10 @@ compacted = compact(history, keep_recent=7, summarize=summarizer_from_client(cli
 reply = client.messages.create(model="claude-sonnet-4-6", max_tokens=1024,
                                messages=to_api(compacted), tools=tools_param(TOOLS))
 print(f"compacted starts {[m.role for m in compacted[:2]]}; validate: {validate(compacted)}")
-print(f"HTTP 200, and the model goes on: {reply.content[1].name}({reply.content[1].input})")
+from msgmodel import assistant_msg, blocks_from_api
+
+call = tool_uses_of(assistant_msg(blocks_from_api(reply.content)))[0]
+print(f"HTTP 200, and the model goes on: {call.name}({call.input})")
 
 # %% [markdown] tags=["core"]
 # ### 4. Replay 2: chapter 02's summary now keeps what was read, run and failed
@@ -214,7 +217,7 @@ summarize = summarizer_from_client(local_client())
 summaries = {  # compact29.compact renders with summary30.transcript (step 30's bug) unless told otherwise
     "step 30": compact29.compact(to_api(debugging), 1, summarize)[0]["content"],
     "copy #2": compact29.compact(to_api(debugging), 1, summarize, render=summary30.transcript_fixed)[0]["content"],
-    "new": compact(debugging, keep_recent=1, summarize=summarize)[0].content,
+    "new": msgmodel.text_of(compact(debugging, keep_recent=1, summarize=summarize)[0]),
 }
 PROBES = {
     "which file was read": (r'read_file \{"path": ?"([^"]+)"', "{1}"),
@@ -596,7 +599,7 @@ check("05.2", faithful)
 
 # %% [markdown]
 # **05.3 Predict `repair`'s notes.** Without running `repair` on the history below, list the `kind`s of the notes it
-# will report, in order. Section 7 showed four of the nine kinds; here are all nine (the module docstring of
+# will report, in order. Section 7 showed four of the ten kinds; here are all ten (the module docstring of
 # `msgmodel.core.compact`, "The repair, exactly", has the precise rules):
 #
 # | kind | what `repair` did |
@@ -610,6 +613,7 @@ check("05.2", faithful)
 # | `dropped_orphan_result` | dropped a result for an id the turn before did not call |
 # | `dropped_duplicate_result` | dropped a second result for the same id |
 # | `answered_dangling_call` | answered a call that had no result with an `is_error` result |
+# | `dropped_orphan_server_result` | dropped a server tool's result (e.g. `web_search_tool_result`) whose call is not earlier |
 
 # %%
 from IPython.display import display

@@ -113,11 +113,13 @@ from anthropic.types.message_content_param import MessageContentParam
 
 string_shape, list_shape = typing.get_args(MessageContentParam)
 print("SDK: content is a", string_shape.__name__, "or an", typing.get_origin(list_shape).__name__, "of blocks")
+from msgmodel import is_plain_text, text_of, user_msg
+
 for name, content in [("string", "What is 6 * 7?"), ("blocks", [{"type": "text", "text": "What is 6 * 7?"}])]:
     reply = client.messages.create(model=MODEL, max_tokens=256, messages=[{"role": "user", "content": content}])
-    print(f"{name:>6} content -> 200: {reply.content[0].text}")
+    print(f"{name:>6} content -> 200: {text_of(assistant_msg(blocks_from_api(reply.content)))}")
 cc_session = import_claude_code(sample_session_path()).messages
-print(sorted(Counter((m.role, type(m.content).__name__) for m in cc_session).items()))
+print(sorted(Counter((m.role, "str" if is_plain_text(m) else "list") for m in cc_session).items()))
 
 # %% [markdown]
 # Why not turn every string into `[TextBlock(...)]` on the way in? Then the model would no longer return what it was
@@ -126,7 +128,7 @@ print(sorted(Counter((m.role, type(m.content).__name__) for m in cc_session).ite
 # %%
 raw = b'[{"role":"user","content":"Fix the flaky test."}]'
 kept = from_json(raw)
-normalized = [Message(role=m.role, content=blocks_of(m)) for m in kept]
+normalized = [user_msg(blocks_of(m)) if m.role == "user" else assistant_msg(blocks_of(m)) for m in kept]
 print("kept as given :", to_json(kept) == raw, to_json(kept).decode())
 print("normalized    :", to_json(normalized) == raw, to_json(normalized).decode())
 
@@ -143,7 +145,7 @@ print("normalized    :", to_json(normalized) == raw, to_json(normalized).decode(
 THINKING = {"type": "enabled", "budget_tokens": 1024}
 history = [user_text("Please read src/app.py")]
 reply = client.messages.create(model=MODEL, max_tokens=2048, thinking=THINKING, tools=TOOLS, messages=to_api(history))
-signature = reply.content[0].signature
+signature = reply.content[0].signature  # on purpose: the SDK's reply, not a Message
 history.append(assistant_msg(blocks_from_api(reply.content)))
 history.append(tool_result_msg([run_tool(REGISTRY, call) for call in tool_uses_of(history[-1])]))
 with tempfile.TemporaryDirectory() as d:
@@ -151,9 +153,11 @@ with tempfile.TemporaryDirectory() as d:
     loaded = storage.load(Path(d, "session.jsonl")).messages
 print("loaded == saved:", loaded == history)
 print("signature byte for byte:", blocks_of(loaded[1])[0].signature == signature)
-print("block as the SDK returned it:", to_api(loaded)[1]["content"][0] == reply.content[0].model_dump())
+sdk_block = reply.content[0].model_dump()  # on purpose: the SDK's reply, not a Message
+print("block as the SDK returned it:", to_api(loaded)[1]["content"][0] == sdk_block)
 reply = client.messages.create(model=MODEL, max_tokens=2048, thinking=THINKING, tools=TOOLS, messages=to_api(loaded))
-print("sent back:", [b.type for b in reply.content], reply.content[1].text)
+answer = assistant_msg(blocks_from_api(reply.content))
+print("sent back:", [b.type for b in blocks_of(answer)], text_of(answer))
 
 # %% [markdown]
 # None of storage, compaction or the engine mentions thinking at all; a count of every reference to `ThinkingBlock`,

@@ -685,6 +685,61 @@ print("exit code:", proc.returncode)
 # [docs/survey.md](../docs/survey.md#chapter-07).
 
 # %% [markdown]
+# ### Point your own agent at it
+#
+# The local API is not only a classroom tool. `python -m msgmodel serve` puts it on a loopback port, and any
+# Anthropic client can use it with a dummy key (the README shows pydantic-ai and LangChain against it). Here the
+# official SDK's own tool runner runs against it unchanged. The runner first asks the server to keep a *thread*;
+# ours keeps none and answers with the error code `thread_unsupported_request` (the code is the API's, the
+# wording ours), so the runner sends the whole history each turn.
+
+# %%
+from anthropic import beta_tool
+
+from msgmodel.api import DEMO_FILES
+
+
+@beta_tool
+def read_file(path: str) -> str:
+    """Read a file of the demo project.
+
+    Args:
+        path: the file's path
+    """
+    return DEMO_FILES.get(path, f"no such file: {path}")
+
+
+runner = local_client().beta.messages.tool_runner(
+    model="claude-haiku-4-5",
+    max_tokens=512,
+    tools=[read_file],
+    messages=[{"role": "user", "content": "Compare setup.cfg and README.md."}],
+)
+for reply in runner:
+    print(reply.stop_reason, [b.type for b in reply.content])  # on purpose: the SDK's reply, not a Message
+
+# %% [markdown]
+# A forced `tool_choice` or a JSON output format gets an answer that validates against your schema, so
+# structured-output code runs offline too:
+
+# %%
+import pydantic
+
+
+class Verdict(pydantic.BaseModel):
+    file: str
+    ok: bool
+
+
+parsed = local_client().messages.parse(
+    model="claude-haiku-4-5",
+    max_tokens=256,
+    output_format=Verdict,
+    messages=[{"role": "user", "content": "Is setup.cfg fine?"}],
+)
+print(parsed.parsed_output)
+
+# %% [markdown]
 # ## Follow-up questions
 #
 # **"All four options narrow equally well. Why not just use pydantic?"** It is a fine choice, and section 2 shows
