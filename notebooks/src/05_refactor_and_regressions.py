@@ -613,7 +613,7 @@ check("05.2", faithful)
 # | `dropped_orphan_result` | dropped a result for an id the turn before did not call |
 # | `dropped_duplicate_result` | dropped a second result for the same id |
 # | `answered_dangling_call` | answered a call that had no result with an `is_error` result |
-# | `dropped_orphan_server_result` | dropped a server tool's result (e.g. `web_search_tool_result`) whose call is not earlier |
+# | `dropped_orphan_server_result` | dropped a server result (`web_search_tool_result`, ...) with no earlier call |
 
 # %%
 from IPython.display import display

@@ -723,9 +723,6 @@ for reply in runner:
 # structured-output code runs offline too:
 
 # %%
-import pydantic
-
-
 class Verdict(pydantic.BaseModel):
     file: str
     ok: bool
