@@ -1,4 +1,4 @@
-"""bench/RESULTS.md from one run's results (``python -m bench.run --markdown``)."""
+"""bench/RESULTS.md from one run's results (``python -m bench.run --publish``)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def write_markdown(results: dict[str, Any], path: Path, notes: str = "") -> None
     lines = [
         "# Benchmark results",
         "",
-        "Written by `python -m bench.run --markdown` (`make bench` runs the same without rewriting this file).",
+        "Written by `python -m bench.run --publish` (`make bench` runs the same into build/bench/, "
+        "leaving this file and bench/results.json alone).",
         "Every comparison is made inside one run; candidates are timed round-robin (CPU time of the",
         "benchmark process) and the median is kept, so the ratios are what matters — the machine is",
         "shared and noisy.",
@@ -99,7 +100,7 @@ def write_markdown(results: dict[str, Any], path: Path, notes: str = "") -> None
         "",
         "```bash",
         "make bench                       # prints the table, writes bench/results.json",
-        ".venv/bin/python -m bench.run --markdown   # also rewrites this file",
+        ".venv/bin/python -m bench.run --publish   # also rewrites this file",
         "```",
     ]
     if notes:

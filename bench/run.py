@@ -1,8 +1,11 @@
 """Benchmarks: msgmodel against what its users would pick instead, in one run.
 
-    python -m bench.run            # everything (≈ 2–4 minutes here), writes bench/results.json
-    python -m bench.run --quick    # smaller sizes, for a smoke test
-    python -m bench.run --markdown # also rewrite bench/RESULTS.md
+    python -m bench.run            # everything (≈ 2–4 minutes here), writes build/bench/results.json
+    python -m bench.run --quick    # smaller sizes, for a smoke test (build/bench/results-quick.json)
+    python -m bench.run --publish  # the published figures: bench/results.json and bench/RESULTS.md
+
+A run writes under build/ (not tracked) unless asked to publish, so `make bench` never
+changes the figures the chapters and RESULTS.md cite.
 
 The machine is shared and noisy, so every comparison is made inside one run, the
 candidates are timed round-robin (A B C A B C ...) and the figure kept is the median;
@@ -245,10 +248,16 @@ def machine() -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test, not figures)")
-    ap.add_argument("--markdown", action="store_true", help="rewrite bench/RESULTS.md from this run")
+    ap.add_argument(
+        "--publish",
+        "--markdown",
+        dest="publish",
+        action="store_true",
+        help="publish this run: rewrite bench/results.json and bench/RESULTS.md",
+    )
     args = ap.parse_args(argv)
-    if args.quick and args.markdown:
-        ap.error("--markdown publishes figures; a --quick run is a smoke test, not figures")
+    if args.quick and args.publish:
+        ap.error("--publish publishes figures; a --quick run is a smoke test, not figures")
     n = 10_000 if args.quick else 100_000
     rounds = 3 if args.quick else 7
     sizes = [1_000, 10_000] if args.quick else [10_000, 100_000, 1_000_000]
@@ -273,10 +282,13 @@ def main(argv: list[str] | None = None) -> int:
     results["P5"] = p5_import(5)
     print_p5(results["P5"])
     results["total_s"] = time.perf_counter() - started
-    out = HERE / ("results-quick.json" if args.quick else "results.json")
+    out = HERE / "results.json" if args.publish else HERE.parent / "build" / "bench" / "results.json"
+    if args.quick:
+        out = out.with_name("results-quick.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwrote {out.relative_to(HERE.parent)} in {results['total_s']:.0f} s")
-    if args.markdown:
+    if args.publish:
         from bench.report import write_markdown
 
         analysis = HERE / "analysis.md"

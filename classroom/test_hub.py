@@ -77,7 +77,9 @@ async def wait_ready(hub: Hub, user: str, deadline: float) -> None:
     while time.monotonic() < deadline:
         info = await hub.call("GET", f"/hub/api/users/{user}")
         server = info.get("servers", {}).get("")
-        if server and server.get("ready"):
+        if server is None:
+            raise RuntimeError(f"{user}: the server failed to start (see the Hub's log)")
+        if server.get("ready"):
             return
         await asyncio.sleep(0.5)
     raise RuntimeError(f"{user}: server not ready in time")
