@@ -11,7 +11,9 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -222,3 +224,61 @@ def test_the_stated_number_of_block_kinds_is_the_unions() -> None:
 def test_the_chapters_keep_the_rule_they_teach() -> None:
     bypasses = scan_model_bypasses(ROOT / "notebooks" / "src")
     assert bypasses == [], "a chapter builds or reads a Message by hand:\n" + "\n".join(map(str, bypasses))
+
+
+def _exhaustive_block_matches(package: Path) -> set[tuple[str, str]]:
+    """Functions that ``match`` on the block classes and end in ``assert_never`` (chapter 06's scan)."""
+    classes = {"TextBlock", "ThinkingBlock", "ToolUseBlock", "ToolResultBlock", "OpaqueBlock"}
+    found: set[tuple[str, str]] = set()
+    for path in sorted(package.rglob("*.py")):
+        for f in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(f, ast.FunctionDef):
+                continue
+            nodes = list(ast.walk(f))
+            never = any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "assert_never" for n in nodes)
+            if never and any(isinstance(n, ast.MatchClass) and getattr(n.cls, "id", "") in classes for n in nodes):
+                found.add((path.relative_to(package.parent).as_posix(), f.name))
+    return found
+
+
+@pytest.mark.slow
+def test_a_sixth_block_kind_is_flagged_by_mypy_exactly_where_chapter_06_says(tmp_path: Path) -> None:
+    """Chapter 06 (I4) lists what mypy flags when a block kind is added; this adds one and runs mypy."""
+    from mypy import api as mypy_api
+
+    shutil.copytree(PACKAGE, tmp_path / "msgmodel", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    model = tmp_path / "msgmodel" / "core" / "message.py"
+    union = "ContentBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | OpaqueBlock"
+    source = model.read_text(encoding="utf-8")
+    assert union in source
+    model.write_text(
+        source.replace(
+            union,
+            'class CitationBlock(msgspec.Struct, frozen=True, tag="citation", **_STRUCT_OPTS):\n'
+            "    cited: str\n    extra: dict[str, Any] | None = None\n"
+            '    type: ClassVar[Literal["citation"]] = "citation"\n\n\n' + union + " | CitationBlock",
+        )
+    )
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        out, _, status = mypy_api.run(["--strict", "--cache-dir", str(tmp_path / ".mypy_cache"), "msgmodel"])
+    finally:
+        os.chdir(cwd)
+    assert status == 1
+    flagged = set()
+    for line in out.splitlines():
+        m = re.match(r"(msgmodel/\S+\.py):(\d+): error: .*assert_never.*CitationBlock", line)
+        if m:
+            lines = (tmp_path / m.group(1)).read_text(encoding="utf-8").splitlines()
+            at = int(m.group(2))
+            name = next(ln for ln in reversed(lines[:at]) if re.match(r"\s*def ", ln))
+            flagged.add((m.group(1), re.search(r"def (\w+)", name).group(1)))  # type: ignore[union-attr]
+    assert flagged == _exhaustive_block_matches(PACKAGE)
+    chapter = (ROOT / "notebooks" / "src" / "06_interview_followups.py").read_text(encoding="utf-8")
+    files = {f for f, _ in flagged}
+    assert f"**{len(flagged)} errors in {len(files)} files**" in chapter
+    for f, name in flagged:
+        row = next(ln for ln in chapter.splitlines() if ln.startswith(f"# | `{f}` |"))
+        assert f"`{name}`" in row, (f, name)

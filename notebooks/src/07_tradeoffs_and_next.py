@@ -661,14 +661,15 @@ print("skipped:", "; ".join(f"{code} {len(lines)}" for code, lines in by_code.it
 # and an `API Error: 500` written as an assistant line, which replaying would put in the model's mouth. Nothing kept
 # was altered. The file ends mid-turn, with an assistant `tool_use` whose result is not written yet;
 # `validate(..., as_history=True)` checks a stored conversation as the next request would continue it. The command
-# line does the same in one step, from the repository root:
+# line does the same in one step, from the folder that holds the package:
 
 # %%
 import subprocess
 
-rel = path.relative_to(REPO)
+here = path.parents[2]  # the folder that holds the msgmodel package
+rel = path.relative_to(here)
 proc = subprocess.run(
-    [sys.executable, "-m", "msgmodel", "check", str(rel)], cwd=REPO, capture_output=True, text=True, check=False
+    [sys.executable, "-m", "msgmodel", "check", str(rel)], cwd=here, capture_output=True, text=True, check=False
 )
 print("$ python -m msgmodel check", rel)
 print(proc.stdout + proc.stderr, end="")
