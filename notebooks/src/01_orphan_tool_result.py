@@ -63,8 +63,9 @@ print(agreement.open_questions)
 # ### 2. The exhibit: an agent loop on dicts
 #
 # `msgmodel.course.legacy.engine.QueryEngine` is the agent loop as it stood after steps 29–30, messages as
-# `list[dict[str, Any]]`. The original's step 30 was "from script to engine: extracting the QueryEngine class", which
-# is why this engine takes callbacks (`on_compact`, `on_tool_result`, ...; the original's step 32 turns them into an
+# `list[dict[str, Any]]`. The original's step 30 is titled "from script to engine: extracting the QueryEngine class"
+# (the same step whose summary, chapter 02, turned tool blocks into "(tool call)"), which is why this engine takes
+# callbacks (`on_compact`, `on_tool_result`, ...; the original's step 32 turns them into an
 # event stream): we use them to watch it. It runs on `local_client()`, the official SDK wired to the local API, with
 # `RuleModel`, a deterministic stand-in that calls the demo tools.
 

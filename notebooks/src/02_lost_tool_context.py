@@ -145,7 +145,7 @@ print(f"tool calls in the history: {calls}; '(tool call)' placeholders: {step30_
 # The two transcripts in full, in `TranscriptCompare`: a table counts how often each side mentions a few of the
 # session's facts, and in Jupyter its search box counts any word you type.
 
-# %%
+# %% tags=["core"]
 from msgmodel.course.widgets import TranscriptCompare
 
 FACTS = ("src/config.py", "run_command", "pytest", "exit code 1", "TypeError", "src/app.py:15", "grep")
@@ -307,7 +307,7 @@ print(f"{len(results)} tool results; what each renderer loses:   copy #2   autho
 for what, total, by_copy2, by_authority in rows:
     print(f"  {what:26} (of {total:>2} cases) {by_copy2:>10} {by_authority:>11}")
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # ### 6. The `toolUseId` slip
 #
 # This is the series' one full telling of the slip; later chapters refer back here. The original step-31 tutorial
@@ -315,19 +315,19 @@ for what, total, by_copy2, by_authority in rows:
 # hardest kind of bug to find while messages are `any`. It cites no such bug report: **the legacy engine plants one**
 # (our illustration) so we can watch it. It builds its `tool_result` dicts inline, on two lines:
 
-# %%
+# %% tags=["core"]
 source = inspect.getsource(LegacyEngine.submit).splitlines()
 start = next(i for i, line in enumerate(source) if line.strip() == "try:")
 print("\n".join(line[12:] for line in source[start : start + 7]))
 print("keys of each result built so far:", [sorted(r) for r in built])
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # The second dict spells the field `toolUseId`, and that line runs only when a tool *raises*. In our session nothing
 # raised (`run_command` reported its failure as output), so every result so far came from the first line. Later the
 # agent guesses a file name that does not exist; `read_file` raises, the `except` branch builds the result, and the
 # engine sends the next request:
 
-# %%
+# %% tags=["core"]
 import anthropic
 
 try:

@@ -157,7 +157,7 @@ for who, text in answers.items():
 # SDK and the local API while a line tracer (one small function around `sys.settrace`) records which knowledge sites
 # execute.
 
-# %%
+# %% tags=["core"]
 import sys
 from pathlib import Path
 
@@ -187,7 +187,7 @@ def sites_run(action):
 # enough to be compacted, once with the original compactor and once with the compactor as chapters 01 and 02 left it
 # (copy #1 places the cut, copy #2 renders the transcript).
 
-# %%
+# %% tags=["core"]
 import functools
 
 import anthropic

@@ -66,7 +66,7 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 # its cut *back* to a clean start, where step 29's fix moved it forward. Chapter 05 shows that change on its own,
 # apart from the consolidation.
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # ## How
 #
 # ### 1. From the TypeScript design to Python
@@ -129,7 +129,7 @@ except AttributeError as e:
     print("AttributeError:", e)
 print(msgspec.structs.replace(call, name="read_file"))
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # ### 3. The message: `str | list[ContentBlock]`
 #
 # A `Message` is a role (`"user"` or `"assistant"`) and a content in either of the two forms the API accepts.
@@ -138,7 +138,7 @@ print(msgspec.structs.replace(call, name="read_file"))
 # lists, because they carry `tool_use` and `tool_result` blocks. Keeping both forms matches the protocol, and
 # `blocks_of` hides the difference from code that only wants blocks.
 
-# %%
+# %% tags=["core"]
 from msgmodel import blocks_of, user_text
 
 typed = user_text("How many retries does the client make?")
@@ -215,7 +215,7 @@ for i, m in enumerate(history):
 # history. Beside the legacy transcript of the same history, every `(tool call)` now says what was searched, found
 # and failed:
 
-# %%
+# %% tags=["core"]
 from msgmodel import to_api, transcript_of
 from msgmodel.course.legacy import summary30  # the step-30 exhibit, for contrast only
 

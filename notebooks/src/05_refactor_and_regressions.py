@@ -34,7 +34,7 @@
 # produces a history the API refuses") checked over generated histories and every window size. A bug that lives at
 # one boundary in a hundred is what example tests miss and properties find.
 
-# %%
+# %% tags=["core"]
 import ast
 import inspect
 

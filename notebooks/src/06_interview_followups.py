@@ -52,7 +52,7 @@ InterviewDrill(DRILL)
 # Each answer in the drill, backed by a cell (or a link to the chapter whose cell proves it). One setup cell: the
 # model, the official SDK answered in-process by the local API, and `type_check` (`mypy --strict` on a snippet).
 
-# %%
+# %% tags=["core"]
 import ast
 import json
 import re

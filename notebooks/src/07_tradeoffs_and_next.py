@@ -33,7 +33,7 @@
 # wrong (chapters 01 and 02). Without that history the module would have been a guess. The other half of the answer
 # is what it buys later: the next features should cost little on top of it, and this chapter runs them to check.
 
-# %%
+# %% tags=["core"]
 import io
 import json
 import sys
@@ -103,7 +103,7 @@ for block in (failed, as_list):
 # them; the fourth is `message.py`. All use the same class names. The dataclass option needs a hand-written decoder,
 # one more place that knows the shapes; pydantic reads the tag first with `Field(discriminator="type")`.
 
-# %%
+# %% tags=["core"]
 import importlib
 
 import msgspec
@@ -514,8 +514,9 @@ print("goals met:", ", ".join(n for n, ok in goals.items() if ok), "| missed:",
 #
 # ### 3. What comes next, on the same foundation
 #
-# **Step 32: from callbacks to an event stream.** Step 30 of the original series was "from script to engine:
-# extracting the `QueryEngine` class" (从脚本到引擎：抽象出 QueryEngine 类), and its engine reported progress through a
+# **Step 32: from callbacks to an event stream.** Step 30 of the original series is titled "from script to engine:
+# extracting the `QueryEngine` class" (从脚本到引擎：抽象出 QueryEngine 类; its summary is chapter 02's bug), and its
+# engine reported progress through a
 # set of callbacks. Step 32 upgrades them to an async-generator event stream, which the original calls the real
 # source's approach: `QueryEngine.run(prompt)` *yields* events, and the caller pulls them with `async for`. Every
 # event carries values from `message.py` (a `Message`, a `ToolUseBlock`, a `ToolResultBlock`); the stream adds no
