@@ -276,6 +276,9 @@ def test_serve_runs_until_interrupted_and_exits_cleanly() -> None:
         banner = proc.stderr.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)", banner)
         assert match, banner
+        how = "".join(proc.stderr.readline() for _ in range(4))
+        assert f'anthropic.Anthropic(base_url="http://127.0.0.1:{match.group(1)}", api_key="dummy")' in how
+        assert f"ANTHROPIC_BASE_URL=http://127.0.0.1:{match.group(1)} ANTHROPIC_API_KEY=dummy" in how
         conn = http.client.HTTPConnection("127.0.0.1", int(match.group(1)), timeout=JOIN_TIMEOUT)
         conn.request("POST", "/v1/messages", body=b"{", headers={"anthropic-version": "2023-06-01"})
         assert conn.getresponse().status == 400
@@ -309,3 +312,19 @@ def test_an_unknown_model_is_a_404_over_http(server: LocalServer) -> None:
 def test_a_deeply_nested_body_is_a_400_over_http(server: LocalServer) -> None:
     status, _, payload = raw(server, "POST", "/v1/messages", b"[" * 100_000)
     assert status == 400 and payload["error"]["type"] == "invalid_request_error"
+
+
+def test_serve_on_a_busy_port_suggests_port_0() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "msgmodel", "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"msgmodel serve: cannot listen on 127.0.0.1:{port}: ")
+    assert "try --port 0 (any free port)" in done.stderr

@@ -95,6 +95,7 @@ that make a client do.
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import ipaddress
 import os
@@ -756,8 +757,13 @@ def serve(port: int, *, host: str = "127.0.0.1", model: Model | None = None) -> 
     """Serve the local API on ``host:port`` until interrupted (Ctrl-C)."""
     server = make_server(port, host=host, model=model, quiet=False)
     print(
-        f"msgmodel local Messages API on {server.url} (POST /v1/messages, GET /v1/models); Ctrl-C to stop",
+        f"msgmodel local Messages API on {server.url} (POST /v1/messages, GET /v1/models); Ctrl-C to stop\n"
+        f"  point the official SDK at it (it needs a key; any key works, none is checked):\n"
+        f'    anthropic.Anthropic(base_url="{server.url}", api_key="dummy")\n'
+        f"  or any client that reads the environment:\n"
+        f"    ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY=dummy <your agent>",
         file=sys.stderr,
+        flush=True,
     )
     try:
         server.serve_forever()
@@ -800,6 +806,7 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"msgmodel serve: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"msgmodel serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
+        hint = "; try --port 0 (any free port) or another --port" if e.errno == errno.EADDRINUSE else ""
+        print(f"msgmodel serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}{hint}", file=sys.stderr)
         return 2
     return 0

@@ -52,10 +52,6 @@ def test_a_tool_loop_replayed_across_runs(llm: ChatAnthropic) -> None:
     assert "README.md" in str(history[-1].content)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="message_delta.usage carries only output_tokens until the usage fix of issue 12 (another branch) lands",
-)
 def test_streamed_usage_reports_input_tokens(llm: ChatAnthropic) -> None:
     chunks = list(llm.stream("Say hello."))
     total = chunks[0]
