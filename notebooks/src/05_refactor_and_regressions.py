@@ -280,7 +280,10 @@ for name, impl in [("transcript_of", transcript_of),
 # %% [markdown] tags=["core"]
 # Each test fails on the code that had the bug, with a message that names it. Copy #2 fails the step-30 test too;
 # copy #1 passes the step-29 test (a correct patch, only duplicated knowledge; section 2 showed what it still gets
-# wrong). In the repository these live in `tests/test_compact.py` and `tests/test_end_to_end.py`.
+# wrong). So be precise about what cured what: the right *predicate* (a clean user start) fixes bug 1, and *one*
+# renderer that knows every kind fixes bug 2. Consolidation is what keeps them fixed: one copy to get right, and
+# no second copy left to drift or to be patched differently. In the repository these tests live in
+# `tests/test_compact.py` and `tests/test_end_to_end.py`.
 #
 # ### 6. The invariant, checked by Hypothesis
 #
