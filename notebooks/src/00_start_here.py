@@ -32,9 +32,10 @@
 # assistant message ends with a `tool_use` block that has an `id`. Your code runs the tool and sends the output back
 # as a `tool_result` block with that id, in the *next* message, whose role is `user`. The server checks this pairing
 # on every request (a result the model cannot tie to a call it made is output it can only misread, and a call left
-# unanswered is a turn that never finished), so any code that edits the history (compaction, trimming, summarizing, storage, replay) must
-# keep the pairs intact. Two things break when it does not. A cut that separates a call from its result gets a 400:
-# loud. A summary that flattens tool blocks into placeholders forgets what the agent did: silent, and worse.
+# unanswered is a turn that never finished), so any code that edits the history (compaction, trimming, summarizing,
+# storage, replay) must keep the pairs intact. Two things break when it does not. A cut that separates a call from its
+# result gets a 400: loud. A summary that flattens tool blocks into placeholders forgets what the agent did: silent,
+# and worse.
 #
 # The interviewer wants three things: can you draw the exchange, do you know which invariant the server enforces,
 # and can you name the design that keeps every piece of code from breaking it?
