@@ -176,15 +176,18 @@ def test_an_announced_body_that_never_arrives_times_out() -> None:
             read_all(s)  # returns once the server gives up on the body
 
 
-def test_connections_over_the_cap_are_closed_at_once_and_hold_no_thread() -> None:
-    for srv in serving(socket_timeout=HANG_GUARD, max_connections=2):
+def test_connections_over_the_cap_get_the_apis_529_and_hold_no_thread() -> None:
+    for srv in serving(socket_timeout=HANG_GUARD, max_connections=2, overload_wait=0.05):
         before = threading.active_count()
         idle = [connect(srv) for _ in range(2)]
         try:
             time.sleep(0.2)  # let the server accept both
             extra = [connect(srv) for _ in range(5)]
             for s in extra:
-                assert read_all(s) == b""  # closed by the server, not left hanging
+                answer = read_all(s)  # answered and closed by the server, not left hanging, never reset
+                assert answer.startswith(b"HTTP/1.1 529 "), answer[:80]
+                body = answer.partition(b"\r\n\r\n")[2]
+                assert msgspec.json.decode(body)["error"]["type"] == "overloaded_error"
                 s.close()
             assert threading.active_count() <= before + 2
         finally:
@@ -202,3 +205,76 @@ def test_an_early_disconnect_prints_no_traceback(capfd: pytest.CaptureFixture[st
         time.sleep(0.3)  # the reset connection's thread finishes
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Exception occurred" not in err
+
+
+def test_a_burst_over_the_cap_is_queued_not_reset() -> None:
+    """40 concurrent SDK requests against a cap of 8 all succeed with no retry: the extra ones wait for a slot.
+
+    Before, a connection over the cap was reset at once (an ``APIConnectionError``)."""
+    import asyncio
+
+    import anthropic
+
+    for srv in serving(socket_timeout=1.0, max_connections=8, overload_wait=HANG_GUARD):
+
+        async def burst(url: str) -> list[str]:
+            client = anthropic.AsyncAnthropic(base_url=url, api_key="dummy", max_retries=0)
+            try:
+                replies = await asyncio.gather(
+                    *(
+                        client.messages.create(model=MODEL, max_tokens=16, messages=[{"role": "user", "content": "hi"}])
+                        for _ in range(40)
+                    )
+                )
+            finally:
+                await client.close()
+            return [r.stop_reason or "" for r in replies]
+
+        assert len(asyncio.run(burst(srv.url))) == 40
+
+
+# ---------------------------------------------------------------------------------------
+# Found by the second adversarial run: schema-driven answers, thread detection
+# ---------------------------------------------------------------------------------------
+
+_B = {"model": MODEL, "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
+
+
+def _with_schema(schema: dict[str, Any]) -> bytes:
+    return msgspec.json.encode({**_B, "output_config": {"format": {"type": "json_schema", "schema": schema}}})
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "string", "pattern": "^[A-Z]{3}$"},
+        {"type": "string", "pattern": "^\\p{L}+$"},  # a pattern Python's re cannot read
+        {"anyOf": [{"type": "array", "minItems": 2, "maxItems": 1}, {"type": "null"}]},
+        {"type": "string", "minLength": 40, "pattern": "(x+x+)+y"},  # backtracking: hours before, at once now
+    ],
+)
+def test_a_schema_the_server_cannot_serve_is_a_400_not_a_500_or_a_stall(schema: dict[str, Any]) -> None:
+    from msgmodel.api.server import handle_messages
+
+    r = handle_messages(_with_schema(schema))
+    assert r.status in (200, 400), r.json()
+    if r.status == 400:
+        error = r.json()["error"]
+        assert error["type"] == "invalid_request_error"
+        assert error["message"].startswith("the local API cannot build a value for this schema: ")
+
+
+def test_a_deep_body_carrying_thread_is_a_400_not_an_exception() -> None:
+    from msgmodel.api.server import handle_messages
+
+    r = handle_messages(b'{"thread":' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    assert r.status == 400 and r.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_a_thread_key_spelled_with_escapes_is_still_refused_as_a_thread() -> None:
+    from msgmodel.api.server import handle_messages
+
+    body = msgspec.json.encode({**_B, "thread": {"type": "create"}}).replace(b'"thread"', b'"thr\\u0065ad"')
+    r = handle_messages(body)
+    assert r.status == 400
+    assert r.json()["error"]["details"]["error_code"] == "thread_unsupported_request"

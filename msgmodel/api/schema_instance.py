@@ -45,6 +45,10 @@ MAX_STEPS: Final = 20_000
 MAX_ITEMS: Final = 1_000
 """A ``minItems`` / ``minProperties`` above this is refused."""
 MAX_LENGTH: Final = 100_000
+PATTERN_PROBE_MAX: Final = 20
+"""A ``pattern`` is tried only on placeholders of at most this many characters: the request's own
+regular expression runs here, and a backtracking one (``(x+x+)+y``) doubles its time with every
+character, so a longer probe could stall the server."""
 """A ``minLength`` above this is refused."""
 
 _FORMATS: Final[Mapping[str, str]] = {
@@ -344,10 +348,16 @@ def _string(schema: Mapping[str, Any], path: str, *, key: str | None, variant: i
         base = f"{base}{variant}" if fmt not in _FORMATS else base
     candidates = [base, *(c for c in ("string", "a", "0", "") if c != base)]
     pattern = schema.get("pattern")
+    if pattern is not None and least > PATTERN_PROBE_MAX:
+        raise SchemaError(
+            f"{path}.pattern",
+            f"this generator tries a pattern on strings of at most {PATTERN_PROBE_MAX} characters (minLength {least})",
+        )
     for candidate in candidates:
         s = _fit(candidate, int(least), None if most is None else int(most))
         if pattern is None:
             return s
+        s = s[:PATTERN_PROBE_MAX]
         try:
             if isinstance(pattern, str) and re.search(pattern, s):
                 return s

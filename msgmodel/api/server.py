@@ -84,7 +84,9 @@ The answer
 
 Over HTTP (``LocalServer``)
     Loopback only. A connection idle (or a body stalled) for ``socket_timeout`` seconds (30) is
-    closed; at most ``max_connections`` (64) are served at once and one more is closed at once;
+    closed; at most ``max_connections`` (64) are served at once: one more waits up to
+    ``overload_wait`` (1 s) for a free slot, then gets the API's 529 ``overloaded_error``
+    (which the SDK retries), never a reset;
     a client that disconnects early is not logged as an error; ``Content-Length`` must be one
     header of ASCII digits (``1_0``, ``+5`` or two headers are a 400 ``Invalid Content-Length``).
 
@@ -114,6 +116,7 @@ import msgspec
 from msgmodel.api import limits, models
 from msgmodel.api.constraints import constrain
 from msgmodel.api.request import validate_body
+from msgmodel.api.schema_instance import SchemaError
 from msgmodel.api.scripted import Model, RuleModel, signature_for
 from msgmodel.core.message import (
     ContentBlock,
@@ -243,12 +246,12 @@ def _thread_refusal(body: bytes, request_id: str) -> Response | None:
     (``error.details.error_code == "thread_unsupported_request"``); the runner then sends every
     turn with the full history and no ``thread``.
     """
-    if b'"thread"' not in body:
+    if b'"thread"' not in body and b"\\u" not in body:  # a key may be spelled with escapes ("thr\u0065ad")
         return None
     try:
         request = msgspec.json.decode(body)
-    except msgspec.DecodeError:
-        return None  # the JSON check answers it
+    except (msgspec.DecodeError, RecursionError):
+        return None  # the JSON check answers it (a 400 either way)
     if not isinstance(request, dict) or request.get("thread") is None:
         return None
     return error_response(
@@ -419,6 +422,9 @@ def handle_messages(
         _ENCODER.encode(content)  # a model's block that is not JSON fails here, as the model's fault
     except DecodeError as e:  # the validator accepted a history the codec cannot read
         return error_response(400, "invalid_request_error", str(e), request_id=request_id)
+    except SchemaError as e:  # a tool's or the output format's schema this server cannot serve (wording ours)
+        text = f"the local API cannot build a value for this schema: {e}"
+        return error_response(400, "invalid_request_error", text, request_id=request_id)
     except Exception as e:
         return error_response(500, "api_error", f"local model failed: {type(e).__name__}: {e}", request_id=request_id)
     message = _message(request, delivered, content, seq() if callable(seq) else seq)
@@ -585,6 +591,13 @@ _DIGITS: Final = re.compile(r"[0-9]{1,20}")
 SOCKET_TIMEOUT: Final = 30.0
 """Seconds a connection may sit idle (or a body may stall) before the server closes it."""
 MAX_CONNECTIONS: Final = 64
+OVERLOAD_WAIT: Final = 1.0
+"""Seconds a connection over ``MAX_CONNECTIONS`` waits for a slot before its 529."""
+_OVERLOADED: Final = (
+    b"HTTP/1.1 529 Overloaded\r\nContent-Type: application/json\r\nConnection: close\r\n"
+    b"x-should-retry: true\r\nContent-Length: 75\r\n\r\n"
+    b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+)
 """Connections served at once; one more is closed at once instead of holding a thread."""
 
 
@@ -693,17 +706,24 @@ class LocalServer(ThreadingHTTPServer):
         quiet: bool = True,
         socket_timeout: float = SOCKET_TIMEOUT,
         max_connections: int = MAX_CONNECTIONS,
+        overload_wait: float = OVERLOAD_WAIT,
     ) -> None:
         self.api = api
         self.quiet = quiet
         self.socket_timeout = socket_timeout
+        self.overload_wait = overload_wait
         self._slots = threading.BoundedSemaphore(max_connections)
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):  # over the cap: refuse the connection, keep no thread
+        if not self._slots.acquire(timeout=self.overload_wait):  # over the cap: 529, keep no thread
+            try:
+                request.settimeout(1.0)
+                request.sendall(_OVERLOADED)
+            except OSError:
+                pass
             self.shutdown_request(request)
             return
         try:
@@ -742,6 +762,7 @@ def make_server(
     quiet: bool = True,
     socket_timeout: float = SOCKET_TIMEOUT,
     max_connections: int = MAX_CONNECTIONS,
+    overload_wait: float = OVERLOAD_WAIT,
 ) -> LocalServer:
     """A bound, not yet serving, HTTP server for the local API (``port=0``: any free port).
 
@@ -750,7 +771,14 @@ def make_server(
     """
     api = LocalAPI(model, max_body_bytes=max_body_bytes)
     address = (_check_loopback(host), port)
-    return LocalServer(address, api, quiet=quiet, socket_timeout=socket_timeout, max_connections=max_connections)
+    return LocalServer(
+        address,
+        api,
+        quiet=quiet,
+        socket_timeout=socket_timeout,
+        max_connections=max_connections,
+        overload_wait=overload_wait,
+    )
 
 
 def serve(port: int, *, host: str = "127.0.0.1", model: Model | None = None) -> None:
