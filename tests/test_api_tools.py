@@ -402,7 +402,7 @@ def test_any_after_a_tool_round_calls_a_tool_not_called_yet() -> None:
     Weather.model_validate(answer.input)
 
 
-def test_a_forced_schema_the_generator_cannot_serve_is_a_500_naming_the_path() -> None:
+def test_a_forced_schema_the_generator_cannot_serve_is_a_400_naming_the_path() -> None:
     coded: Any = {
         "name": "book",
         "input_schema": {
@@ -421,5 +421,5 @@ def test_a_forced_schema_the_generator_cannot_serve_is_a_500_naming_the_path() -
         }
     )
     r = handle_messages(body)
-    assert r.status == 500 and r.json()["error"]["type"] == "api_error"
-    assert "SchemaError: $.properties.code.pattern" in r.json()["error"]["message"]
+    assert r.status == 400 and r.json()["error"]["type"] == "invalid_request_error"
+    assert "cannot build a value for this schema: $.properties.code.pattern" in r.json()["error"]["message"]

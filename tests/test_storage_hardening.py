@@ -322,3 +322,66 @@ def test_save_and_append_refuse_a_read_only_file(path: Path, write: str) -> None
         assert stat.S_IMODE(path.stat().st_mode) == 0o444
     finally:
         path.chmod(0o644)
+
+
+# ---------------------------------------------------------------------------------------
+# Found by the second adversarial run
+# ---------------------------------------------------------------------------------------
+
+
+def test_a_tail_too_deep_to_judge_is_neither_cut_nor_appended_after(tmp_path: Path) -> None:
+    # _is_complete_json took a RecursionError for "complete": from deep in a call stack, a torn deep
+    # tail was appended after (buried mid-file) and repair cut nothing.
+    import sys
+
+    p = tmp_path / "deep.jsonl"
+    storage.append(p, [user_text("a")])
+    with p.open("ab") as f:
+        f.write(b'{"role":"user","content":' + b"[" * 5000)  # torn, and deeper than the recursion limit
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+
+        def deep(n: int) -> None:
+            if n:
+                deep(n - 1)
+                return
+            with pytest.raises(StorageError, match="nested too deeply to tell"):
+                storage.append(p, [user_text("b")])
+            with pytest.raises(StorageError, match="nested too deeply to tell"):
+                storage.repair(p)
+
+        deep(600)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert storage.load(p).messages == [user_text("a")]
+
+
+def test_load_strips_only_jsons_whitespace(tmp_path: Path) -> None:
+    p = tmp_path / "ff.jsonl"
+    p.write_bytes(b'\x0c{"role":"user","content":"a"}\x0b\n{"role":"assistant","content":"b"}\n')
+    with pytest.raises(StorageError, match=":1:"):
+        storage.load(p, strict=True)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        Message(role="system", content="x"),  # type: ignore[arg-type]
+        Message(role="user", content=[1]),  # type: ignore[list-item]
+    ],
+)
+def test_save_and_append_refuse_a_mistyped_message_with_storage_error(tmp_path: Path, bad: Message) -> None:
+    for write in (storage.save, storage.append):
+        with pytest.raises(StorageError, match=r"messages\[0\]"):
+            write(tmp_path / "s.jsonl", [bad])
+    assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_a_nul_in_the_path_is_a_storage_error(tmp_path: Path) -> None:
+    bad = str(tmp_path / "a\x00b.jsonl")
+    for call in (storage.load, storage.repair, lambda p: storage.save(p, []), lambda p: storage.append(p, [])):
+        with pytest.raises(StorageError, match="NUL"):
+            call(bad)
+    with pytest.raises(StorageError, match="NUL"), storage.lock(bad):
+        pass

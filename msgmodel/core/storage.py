@@ -177,14 +177,18 @@ def _encode_lines(name: str, messages: Iterable[Message]) -> bytes:
             raise TypeError(
                 f"messages[{i}] is a {type(m).__name__}, not a Message (convert API dicts with msgmodel.from_api)"
             )
+        if m.role not in ("user", "assistant"):
+            raise StorageError(name, None, f"messages[{i}] has role {m.role!r}; a message is 'user' or 'assistant'")
         try:
             line = _encode_line(m)
             # msgspec writes NaN and infinity as null; only a line holding a null can hide one.
             bad = _non_finite(to_api([m])) if b"null" in line else None
         except RecursionError:
             raise StorageError(name, None, f"messages[{i}] cannot be written as JSON (nested too deeply)") from None
-        except (UnicodeEncodeError, msgspec.EncodeError, NotImplementedError, TypeError, ValueError) as e:
-            raise StorageError(name, None, f"messages[{i}] cannot be written as JSON ({e})") from None
+        except Exception as e:  # a hand-built Message holding what no block is (msgspec checks no types)
+            raise StorageError(
+                name, None, f"messages[{i}] cannot be written as JSON ({type(e).__name__}: {e})"
+            ) from None
         if bad is not None:
             raise StorageError(
                 name, None, f"messages[{i}] cannot be written as JSON (it holds {bad}, which JSON cannot represent)"
@@ -216,14 +220,14 @@ def _decode_line(line: bytes) -> Message:
         raise DecodeError(path, e.expected) from None
 
 
-def _is_complete_json(data: bytes | memoryview) -> bool:
-    """Whether ``data`` is one whole JSON value (checked without building it; too deep to tell counts as whole)."""
+def _is_complete_json(data: bytes | memoryview) -> bool | None:
+    """Whether ``data`` is one whole JSON value (checked without building it); ``None``: nested too deeply to tell."""
     try:
         msgspec.json.decode(data, type=msgspec.Raw)
     except msgspec.DecodeError:
         return False
     except RecursionError:
-        return True
+        return None
     return True
 
 
@@ -234,12 +238,12 @@ def _reason(err: DecodeError, line: bytes) -> str:
 
     if is_claude_code_session([line]):
         reason += " (this is a Claude Code transcript line: read it with msgmodel.core.claude_code.import_claude_code)"
-    elif line.lstrip().startswith(b"[") and _is_complete_json(line):
+    elif line.lstrip().startswith(b"[") and _is_complete_json(line) is True:
         reason += " (a JSON array, as to_json writes? read it with msgmodel.from_json)"
     return reason
 
 
-_TailKind = Literal["blank", "object", "json", "torn"]
+_TailKind = Literal["blank", "object", "json", "torn", "deep"]
 _NON_BLANK: Final = re.compile(rb"[^ \t\r\n]")
 
 
@@ -250,7 +254,10 @@ def _tail_kind(tail: bytes | memoryview, at_start: bool) -> _TailKind:
     first = _NON_BLANK.search(tail)
     if first is None:
         return "blank"
-    if not _is_complete_json(tail):
+    complete = _is_complete_json(tail)
+    if complete is None:
+        return "deep"  # neither torn nor whole as far as anyone can tell: never cut, never appended after
+    if not complete:
         return "torn"
     return "object" if tail[first.start()] == ord("{") else "json"
 
@@ -265,6 +272,14 @@ def _os_error(name: str, e: OSError, doing: str) -> StorageError:
     return StorageError(name, None, f"cannot {doing}: {e.strerror or e}")
 
 
+def _file_name(path: str | os.PathLike[str]) -> str:
+    """The path as a string; ``StorageError`` for one no file can have (a NUL byte)."""
+    name = os.fspath(path)
+    if "\x00" in name:
+        raise StorageError(name.replace("\x00", "\\x00"), None, "a file name cannot hold a NUL byte")
+    return name
+
+
 @contextlib.contextmanager
 def lock(path: str | os.PathLike[str]) -> Iterator[None]:
     """Hold the session file's inter-process lock for a ``load`` → change → ``save`` (or ``append``) cycle.
@@ -273,7 +288,7 @@ def lock(path: str | os.PathLike[str]) -> Iterator[None]:
     the file go ahead; other threads and processes wait for the block to end, so nothing
     they append is dropped by the ``save``. Creates an empty file if there is none.
     """
-    name = os.fspath(path)
+    name = _file_name(path)
     with contextlib.ExitStack() as stack:
         try:
             stack.enter_context(files.locked(name, exclusive=True, create=True))
@@ -305,6 +320,7 @@ def _lines(fd: int) -> Iterator[tuple[bytes, bool]]:
 
 
 _RAW_DECODER: Final = msgspec.json.Decoder(list[msgspec.Raw])
+_JSON_SPACE: Final = b" \t\r\n"
 
 
 def _decode_batch(lines: list[bytes]) -> list[Message] | None:
@@ -314,7 +330,7 @@ def _decode_batch(lines: list[bytes]) -> list[Message] | None:
     over two lines beside two objects on one line). So the array is first read as raw
     spans: if every span is exactly as long as its stripped line, span ``i`` *is* line ``i``.
     """
-    stripped = [line.strip() for line in lines]
+    stripped = [line.strip(_JSON_SPACE) for line in lines]  # JSON's whitespace only (not \x0b or \x0c)
     joined = b"[" + b",".join(stripped) + b"]"
     try:
         if list(map(len, _RAW_DECODER.decode(joined))) != list(map(len, stripped)):
@@ -355,7 +371,7 @@ class _Reader:
 
     def add_tail(self, n: int, line: bytes) -> None:
         """The last line, which has no ``\\n``: a message, damage, or (if not complete JSON) torn."""
-        if _is_complete_json(line):
+        if _is_complete_json(line) is not False:  # whole, or too deep to tell: never called torn
             self.add([(n, line)])
             return
         reason = f"torn last line: {len(line)} bytes without a final newline (an interrupted write); "
@@ -394,7 +410,7 @@ def load(path: str | os.PathLike[str], *, strict: bool = False) -> LoadResult:
     ``file:line``; a torn tail never raises (it is what a crash during ``append`` leaves).
     A missing, unreadable or non-regular file, or one too large for memory, raises ``StorageError``.
     """
-    name = os.fspath(path)
+    name = _file_name(path)
     try:
         with files.locked(name, exclusive=False):
             fd = files.open_regular(name, os.O_RDONLY)
@@ -482,7 +498,7 @@ def save(path: str | os.PathLike[str], messages: Sequence[Message]) -> None:
     An existing file keeps its permission bits; a symbolic link is written through to its
     target; a read-only file is refused. Holds the file's lock (see the module docstring).
     """
-    name = os.fspath(path)
+    name = _file_name(path)
     data = _encode_lines(name, messages)
     target = os.path.realpath(name)
     existed = os.path.lexists(target)
@@ -557,7 +573,7 @@ def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
     lacks its newline gets one first. Reads only the last line, through a read-only
     mapping (no copy). Holds the file's lock (see the module docstring).
     """
-    name = os.fspath(path)
+    name = _file_name(path)
     data = _encode_lines(name, messages)
     if not data:
         return
@@ -572,7 +588,7 @@ def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
                     with _mapped(fd) as (mm, view):
                         start, kind = _unterminated_tail(mm, view)
                         size = len(view)
-                if kind in ("torn", "json"):
+                if kind in ("torn", "json", "deep"):
                     raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
                 if kind == "object":
                     data = b"\n" + data
@@ -587,6 +603,11 @@ def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
 
 
 def _refusal(kind: _TailKind, size: int) -> str:
+    if kind == "deep":
+        return (
+            f"the file ends with {size} bytes without a newline, nested too deeply to tell whether they are a "
+            "whole message or a torn write; refusing to append after them (and repair leaves them alone)"
+        )
     if kind == "torn":
         return (
             f"the file ends with a torn line ({size} bytes without a newline, from an interrupted write); "
@@ -607,7 +628,7 @@ def _refuse_non_jsonl(name: str, mm: mmap.mmap | None, view: memoryview) -> None
         with view[start : len(view) if end < 0 else end] as line:
             first = _NON_BLANK.search(line)
             if first is not None:
-                if line[first.start()] == ord("{") and (end < 0 or _is_complete_json(line)):
+                if line[first.start()] == ord("{") and (end < 0 or _is_complete_json(line) is not False):
                     return
                 raise StorageError(
                     name,
@@ -629,7 +650,7 @@ def repair(path: str | os.PathLike[str]) -> LineProblem | None:
     (``load`` reports it); nothing else is changed. A file that is not JSONL (its first
     line is not a JSON object) is refused with ``StorageError``. Holds the file's lock.
     """
-    name = os.fspath(path)
+    name = _file_name(path)
     try:
         with files.locked(name, exclusive=True):
             fd = _open_for_writing(name, os.O_RDWR)
@@ -638,6 +659,8 @@ def repair(path: str | os.PathLike[str]) -> LineProblem | None:
                     _refuse_non_jsonl(name, mm, view)
                     start, kind = _unterminated_tail(mm, view)
                     size = len(view)
+                if kind == "deep":
+                    raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
                 if kind != "torn":
                     return None
                 line = _count_lines(fd, start) + 1
