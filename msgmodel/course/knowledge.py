@@ -523,9 +523,16 @@ def scan_block_knowledge(target: ScanTarget, *, exclude: Iterable[str] = ()) -> 
     whose dotted name is, or starts with, an entry of ``exclude`` plus a dot are skipped.
     Nothing is imported except what ``importlib`` needs to locate a module by name.
     """
+    found: list[KnowledgeSite] = []
+    for module, rel, source in _sources(target, exclude):
+        found += scan_source(source, module=module, path=rel)
+    return sorted(found, key=_order)
+
+
+def _sources(target: ScanTarget, exclude: Iterable[str]) -> Iterator[tuple[str, str, str]]:
+    """``(module, path, source)`` of each Python file of ``target``, once, minus the ``exclude``d modules."""
     skipped = tuple(exclude)
     seen: set[Path] = set()
-    found: list[KnowledgeSite] = []
     for file in _python_files(_targets(target)):
         file = file.resolve()
         if file in seen:
@@ -540,8 +547,7 @@ def scan_block_knowledge(target: ScanTarget, *, exclude: Iterable[str] = ()) -> 
             source = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise ScanError(f"{rel}: cannot read: {e}") from None
-        found += scan_source(source, module=module, path=rel)
-    return sorted(found, key=_order)
+        yield module, rel, source
 
 
 # ---------------------------------------------------------------------------------------
@@ -604,20 +610,10 @@ def scan_model_bypasses(target: ScanTarget, *, exclude: Iterable[str] = ()) -> l
     ``# on purpose: …`` are not reported, nor is the ``.content`` handed straight to the
     codec (``blocks_from_api(resp.content)``: an SDK response entering the model).
     """
-    skipped = (*exclude, "msgmodel.core.message")
     found: list[Bypass] = []
-    for file in sorted({f.resolve() for f in _python_files(_targets(target))}):
-        root = _package_root(file)
-        module = _module_name(file, root)
-        if any(module == x or module.startswith(x + ".") for x in skipped):
-            continue
-        rel = file.relative_to(root).as_posix()
-        try:
-            source = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ScanError(f"{rel}: cannot read: {e}") from None
+    for _, rel, source in _sources(target, (*exclude, "msgmodel.core.message")):
         found += _bypasses(source, rel)
-    return found
+    return sorted(found, key=lambda b: (b.path, b.line, b.kind))
 
 
 # ---------------------------------------------------------------------------------------
