@@ -278,3 +278,29 @@ def test_a_thread_key_spelled_with_escapes_is_still_refused_as_a_thread() -> Non
     r = handle_messages(body)
     assert r.status == 400
     assert r.json()["error"]["details"]["error_code"] == "thread_unsupported_request"
+
+
+def test_check_and_the_server_agree_on_a_null_stream() -> None:
+    # validate_request (what `check` runs) passed "stream": null that the server refused.
+    from msgmodel.api.server import handle_messages
+    from msgmodel.core.protocol import validate_request
+
+    body = {**_B, "stream": None}
+    (v,) = validate_request(body)
+    r = handle_messages(msgspec.json.encode(body))
+    assert r.status == 400 and r.json()["error"]["message"] == str(v)
+
+
+def test_a_torn_tail_behind_a_damaged_first_line_says_how_out(tmp_path: Any) -> None:
+    from msgmodel.core import storage
+    from msgmodel.core.message import user_text
+
+    p = tmp_path / "stuck.jsonl"
+    p.write_bytes(b'{"role":"user","content":"a"\n{"role":"user","content":"b"}\n{"role":"us')
+    with pytest.raises(storage.StorageError, match="not a JSONL session file"):
+        storage.repair(p)
+    with pytest.raises(storage.StorageError, match=r"save\(path, load\(path\)\.messages\)"):
+        storage.append(p, [user_text("x")])
+    storage.save(p, storage.load(p).messages)  # the way out the message names
+    storage.append(p, [user_text("x")])
+    assert [m.content for m in storage.load(p, strict=True).messages] == ["b", "x"]

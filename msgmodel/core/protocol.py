@@ -560,7 +560,7 @@ def validate_request(body: object) -> list[Violation]:
     elif model_name is None:
         schema.append(_v("schema_type", "model", _NOT_STR))
     stream = body.get("stream", _MISSING)
-    if stream is not _MISSING and stream is not None and not isinstance(stream, bool):
+    if stream is not _MISSING and not isinstance(stream, bool):  # null too, as the server (and the SDK types) say
         schema.append(_v("schema_type", "stream", _NOT_BOOL))
     if thinking_error is not None:
         schema.append(thinking_error)

@@ -612,7 +612,8 @@ def _refusal(kind: _TailKind, size: int) -> str:
         return (
             f"the file ends with a torn line ({size} bytes without a newline, from an interrupted write); "
             "refusing to append after it. Call msgmodel.core.storage.repair(path) to cut it off "
-            "(it was never acknowledged), then append again"
+            "(it was never acknowledged), then append again; if repair refuses the file (its first line is "
+            "damaged), save(path, load(path).messages) rewrites it with every line that loads"
         )
     return (
         f"the file ends with {size} bytes of JSON that is not an object and has no newline "
