@@ -304,3 +304,28 @@ def test_a_torn_tail_behind_a_damaged_first_line_says_how_out(tmp_path: Any) -> 
     storage.save(p, storage.load(p).messages)  # the way out the message names
     storage.append(p, [user_text("x")])
     assert [m.content for m in storage.load(p, strict=True).messages] == ["b", "x"]
+
+
+def test_a_body_trickled_a_byte_at_a_time_is_cut_off_after_one_timeout_in_all() -> None:
+    # The timeout was per recv: a byte every 0.4 s kept a 1 s timeout from ever firing, so the
+    # connection (and its slot) was held for as long as the client liked.
+    for srv in serving(socket_timeout=1.0):
+        with connect(srv) as s:
+            s.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n")
+            try:
+                for _ in range(12):
+                    time.sleep(0.4)
+                    s.sendall(b" ")
+            except OSError:  # the server hung up, as it should
+                pass
+            assert read_all(s) == b""  # closed without an answer: the body never arrived in time
+
+
+def test_a_body_shorter_than_announced_is_a_400_not_an_answer_to_what_arrived() -> None:
+    for srv in serving(socket_timeout=5.0):
+        with connect(srv) as s:
+            s.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{}")
+            s.shutdown(socket.SHUT_WR)
+            answer = read_all(s)
+        assert answer.startswith(b"HTTP/1.1 400"), answer[:100]
+        assert b"Incomplete request body" in answer

@@ -83,12 +83,13 @@ The answer
     non-streaming answer.
 
 Over HTTP (``LocalServer``)
-    Loopback only. A connection idle (or a body stalled) for ``socket_timeout`` seconds (30) is
-    closed; at most ``max_connections`` (64) are served at once: one more waits up to
-    ``overload_wait`` (1 s) for a free slot, then gets the API's 529 ``overloaded_error``
-    (which the SDK retries), never a reset;
-    a client that disconnects early is not logged as an error; ``Content-Length`` must be one
-    header of ASCII digits (``1_0``, ``+5`` or two headers are a 400 ``Invalid Content-Length``).
+    Loopback only. A connection idle for ``socket_timeout`` seconds (30), or whose announced body
+    has not all arrived within that time in all (a trickle included), is closed; a body shorter
+    than its ``Content-Length`` is a 400. At most ``max_connections`` (64) are served at once:
+    one more waits up to ``overload_wait`` (1 s) for a free slot, then gets the API's 529
+    ``overloaded_error`` (which the SDK retries), never a reset. A client that disconnects early
+    is not logged as an error; ``Content-Length`` must be one header of ASCII digits (``1_0``,
+    ``+5`` or two headers are a 400 ``Invalid Content-Length``).
 
 ``import msgmodel.api.server`` does not import ``anthropic`` (~1 s) or ``httpx2``; the functions
 that make a client do.
@@ -105,6 +106,7 @@ import re
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -638,7 +640,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(r)
             self.close_connection = True
             return
-        body = self.rfile.read(length) if length else b""
+        body = self._read_body(length)
+        if len(body) < length:  # the client closed before sending what it announced
+            r = error_response(400, "invalid_request_error", "Incomplete request body", request_id=_request_id())
+            self._send(r)
+            self.close_connection = True
+            return
         headers = {k.lower(): v for k, v in self.headers.items()}
         try:
             answer = api.handle(method, self.path, headers, body)
@@ -647,6 +654,25 @@ class _Handler(BaseHTTPRequestHandler):
                 500, "api_error", f"Internal server error ({type(e).__name__})", request_id=_request_id(body)
             )
         self._send(answer)
+
+    def _read_body(self, length: int) -> bytes:
+        """The announced body, read within one ``socket_timeout`` in all (not per ``recv``: a body
+        trickled a byte at a time must not hold the connection forever); ``TimeoutError`` past it."""
+        deadline = time.monotonic() + self.server.socket_timeout
+        parts: list[bytes] = []
+        left = length
+        while left > 0:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("request body not received in time")
+            self.connection.settimeout(remaining)
+            chunk = self.rfile.read1(min(left, 1 << 16))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+        self.connection.settimeout(self.server.socket_timeout)
+        return b"".join(parts)
 
     def _drain(self, length: int) -> None:
         if length > _DRAIN_LIMIT * self.server.api.max_body_bytes:
