@@ -9,7 +9,9 @@ changes the figures the chapters and RESULTS.md cite.
 
 The machine is shared and noisy, so every comparison is made inside one run, the
 candidates are timed round-robin (A B C A B C ...) and the figure kept is the median;
-the goals are stated as ratios, never as absolute times.
+the goals are stated as ratios, never as absolute times. A timed ratio within 10 % of its
+goal is reported as "within noise" on whichever side it fell (one run cannot settle it);
+memory, counted in bytes, has no such margin.
 
 P1  decode + schema check of a 100 000-message session: msgmodel.from_json vs json.loads vs
     the anthropic SDK's TypeAdapter(list[MessageParam]).validate_json vs a pydantic
@@ -35,7 +37,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgmodel
 from msgmodel import from_json, to_json, transcript_of
@@ -143,10 +145,12 @@ def p1_decode(data: bytes, rounds: int) -> dict[str, Any]:
         "seconds": t,
         "x_vs_collector_off": over_off,
         "collector_goal_met": over_off <= 1.3,
+        "collector_near": near(over_off, 1.3),
         "x_vs_sdk": t["sdk TypeAdapter(list[MessageParam])"] / base,
         "x_vs_json_loads": t["json.loads"] / base,
         "x_vs_pydantic_union": t["pydantic discriminated union"] / base,
         "goal_met": t["sdk TypeAdapter(list[MessageParam])"] / base >= 20 and t["json.loads"] / base >= 3,
+        "near": near(t["sdk TypeAdapter(list[MessageParam])"] / base, 20) or near(t["json.loads"] / base, 3),
     }
 
 
@@ -164,7 +168,7 @@ def p2_validate(data: bytes, rounds: int) -> dict[str, Any]:
         rounds,
     )
     ratio = t["validate(raw dicts)"] / t["json.loads"]
-    return {"seconds": t, "validate_over_json_loads": ratio, "goal_met": ratio <= 1.0}
+    return {"seconds": t, "validate_over_json_loads": ratio, "goal_met": ratio <= 1.0, "near": near(ratio, 1.0)}
 
 
 def p3_linear(sizes: list[int], rounds: int) -> dict[str, Any]:
@@ -196,7 +200,8 @@ def p3_linear(sizes: list[int], rounds: int) -> dict[str, Any]:
             }
         )
     ok = all(g["compact"] <= 12 and g["transcript_of"] <= 12 for g in growth)
-    return {"rows": rows, "growth": growth, "goal_met": ok}
+    worst = max((max(g["compact"], g["transcript_of"]) for g in growth), default=0.0)
+    return {"rows": rows, "growth": growth, "goal_met": ok, "near": near(worst, 12)}
 
 
 def p4_memory(data: bytes) -> dict[str, Any]:
@@ -211,7 +216,9 @@ def p4_memory(data: bytes) -> dict[str, Any]:
 
     ours = peak(lambda: from_json(data))
     dicts = peak(lambda: json.loads(data))
-    return {"msgmodel_bytes": ours, "dicts_bytes": dicts, "ratio": ours / dicts, "goal_met": ours / dicts <= 0.5}
+    ratio = ours / dicts
+    # tracemalloc counts bytes, not time: the same every run, so no noise margin here
+    return {"msgmodel_bytes": ours, "dicts_bytes": dicts, "ratio": ratio, "goal_met": ratio <= 0.5}
 
 
 def p5_import(rounds: int) -> dict[str, Any]:
@@ -226,7 +233,7 @@ def p5_import(rounds: int) -> dict[str, Any]:
     bare = run("pass")
     with_pkg = run("import msgmodel")
     cost = with_pkg - bare
-    return {"python_startup_s": bare, "import_msgmodel_s": cost, "goal_met": cost <= 0.150}
+    return {"python_startup_s": bare, "import_msgmodel_s": cost, "goal_met": cost <= 0.150, "near": near(cost, 0.150)}
 
 
 def machine() -> dict[str, str]:
@@ -297,7 +304,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def mark(ok: bool) -> str:
+NOISE: Final = 0.10
+"""How close to a goal a median must be to be called "within noise": this shared machine's run-to-run spread."""
+
+
+def near(value: float, goal: float) -> bool:
+    """Whether ``value`` is within ``NOISE`` (relative) of ``goal``: a verdict one run cannot settle."""
+    return goal != 0 and abs(value / goal - 1) <= NOISE
+
+
+def mark(ok: bool, close: bool = False) -> str:
+    """The verdict on a goal; one within the noise margin says so, whichever side it fell on."""
+    if close:
+        return "met, within noise" if ok else "missed within noise (rerun before believing it)"
     return "met" if ok else "MISSED"
 
 
@@ -307,11 +326,11 @@ def print_p1(r: dict[str, Any]) -> None:
         print(f"  {k:<40} {v * 1000:9.1f} ms")
     print(
         f"  msgmodel is {r['x_vs_sdk']:.1f}× the SDK path, {r['x_vs_json_loads']:.1f}× json.loads, "
-        f"{r['x_vs_pydantic_union']:.1f}× a pydantic union — goal {mark(r['goal_met'])}"
+        f"{r['x_vs_pydantic_union']:.1f}× a pydantic union — goal {mark(r['goal_met'], r.get('near', False))}"
     )
     print(
         f"  from_json takes {r['x_vs_collector_off']:.2f}× its time with the collector off (≤ 1.3×) — goal "
-        f"{mark(r['collector_goal_met'])}"
+        f"{mark(r['collector_goal_met'], r.get('collector_near', False))}"
     )
 
 
@@ -319,7 +338,8 @@ def print_p2(r: dict[str, Any]) -> None:
     print("\nP2 protocol.validate (median s)")
     for k, v in r["seconds"].items():
         print(f"  {k:<40} {v * 1000:9.1f} ms")
-    print(f"  validate / json.loads = {r['validate_over_json_loads']:.2f} — goal {mark(r['goal_met'])}")
+    verdict = mark(r["goal_met"], r.get("near", False))
+    print(f"  validate / json.loads = {r['validate_over_json_loads']:.2f} — goal {verdict}")
 
 
 def print_p3(r: dict[str, Any]) -> None:
@@ -333,7 +353,7 @@ def print_p3(r: dict[str, Any]) -> None:
         print(
             f"  ×10 ({g['from']:,}→{g['to']:,}): compact ×{g['compact']:.1f}, transcript_of ×{g['transcript_of']:.1f}"
         )
-    print(f"  linear (≤ ×12 per ×10) — goal {mark(r['goal_met'])}")
+    print(f"  linear (≤ ×12 per ×10) — goal {mark(r['goal_met'], r.get('near', False))}")
 
 
 def print_p4(r: dict[str, Any], dense: dict[str, Any]) -> None:
@@ -342,7 +362,7 @@ def print_p4(r: dict[str, Any], dense: dict[str, Any]) -> None:
         ours, dicts = x["msgmodel_bytes"] / 1e6, x["dicts_bytes"] / 1e6
         print(
             f"  {shape}: msgmodel {ours:.1f} MB vs dicts {dicts:.1f} MB = {x['ratio']:.2f}×"
-            f" — goal {mark(x['goal_met'])}"
+            f" — goal {mark(x['goal_met'], x.get('near', False))}"
         )
 
 
@@ -350,7 +370,7 @@ def print_p5(r: dict[str, Any]) -> None:
     print("\nP5 import")
     print(
         f"  import msgmodel: {r['import_msgmodel_s'] * 1000:.0f} ms over a bare interpreter"
-        f" — goal {mark(r['goal_met'])}"
+        f" — goal {mark(r['goal_met'], r.get('near', False))}"
     )
 
 
