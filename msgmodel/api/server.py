@@ -239,21 +239,16 @@ THREAD_UNSUPPORTED: Final = "thread: this server keeps no message threads; send 
 """The text of the 400 that answers a request carrying ``thread`` (our wording; the code is the API's)."""
 
 
-def _thread_refusal(body: bytes, request_id: str) -> Response | None:
-    """The 400 ``thread_unsupported_request`` for a body that carries a ``thread``, else None.
+def _thread_refusal(request: object, request_id: str) -> Response | None:
+    """The 400 ``thread_unsupported_request`` for a request that carries a ``thread``, else None.
 
     SDK 2.14's tool runner (``client.beta.messages.tool_runner``) threads by default: it sends
     ``thread: {"type": "create"}``, then only the new messages with ``{"type": "continue", ...}``.
     This server keeps no threads, so it answers the first one with the error the SDK recognises
     (``error.details.error_code == "thread_unsupported_request"``); the runner then sends every
-    turn with the full history and no ``thread``.
+    turn with the full history and no ``thread``. Checked before anything else is (a
+    ``continue`` request alone looks invalid), on the body ``_check_request`` decoded.
     """
-    if b'"thread"' not in body and b"\\u" not in body:  # a key may be spelled with escapes ("thr\u0065ad")
-        return None
-    try:
-        request = msgspec.json.decode(body)
-    except (msgspec.DecodeError, RecursionError):
-        return None  # the JSON check answers it (a 400 either way)
     if not isinstance(request, dict) or request.get("thread") is None:
         return None
     return error_response(
@@ -284,17 +279,29 @@ def _json_error_detail(body: bytes, fallback: str) -> str:
 
 
 def _check_request(
-    body: bytes, headers: Mapping[str, str] | None, request_id: str, *, needs_max_tokens: bool
+    body: bytes,
+    headers: Mapping[str, str] | None,
+    request_id: str,
+    *,
+    needs_max_tokens: bool,
+    refuse_thread: bool = False,
 ) -> dict[str, Any] | Response:
-    """The parsed request, or the 400 the live API would answer."""
+    """The parsed request, or the 400 the live API would answer (``refuse_thread``: see ``_thread_refusal``)."""
+    request: Any = None
+    json_error: Exception | None = None
+    try:
+        request = msgspec.json.decode(body)
+    except (msgspec.DecodeError, RecursionError) as e:  # RecursionError: nesting deeper than the decoder's limit
+        json_error = e
+    refusal = _thread_refusal(request, request_id) if refuse_thread and json_error is None else None
+    if refusal is not None:
+        return refusal
     if headers is not None and not any(k.lower() == "anthropic-version" for k in headers):
         return error_response(
             400, "invalid_request_error", "anthropic-version: header is required", request_id=request_id
         )
-    try:
-        request = msgspec.json.decode(body)
-    except (msgspec.DecodeError, RecursionError) as e:  # RecursionError: nesting deeper than the decoder's limit
-        detail = _json_error_detail(body, str(e))
+    if json_error is not None:
+        detail = _json_error_detail(body, str(json_error))
         return error_response(400, "invalid_request_error", f"Invalid JSON: {detail}", request_id=request_id)
     try:
         violations = validate_body(request, count_tokens=not needs_max_tokens)
@@ -412,7 +419,7 @@ def handle_messages(
     only when given (the SDK always sends ``anthropic-version``).
     """
     request_id = _request_id(b"POST", MESSAGES_PATH.encode(), body)
-    checked = _thread_refusal(body, request_id) or _check_request(body, headers, request_id, needs_max_tokens=True)
+    checked = _check_request(body, headers, request_id, needs_max_tokens=True, refuse_thread=True)
     if isinstance(checked, Response):
         return checked
     request = checked
