@@ -24,8 +24,9 @@ does the same to any model's blocks, after the model answered. This module owns 
 
 The request is expected to have passed validation (a forced tool the request does not define is
 refused there); here it raises ``ValueError`` naming the tool. What counts as a call that "fits"
-its schema is a shallow check (required keys, no undeclared key under ``additionalProperties:
-false``, each value's JSON type): a model's call that fails it is replaced by a generated one.
+its schema is the shallow check ``run_tool`` makes (``msgmodel.core.tools.input_problem``:
+required keys, no undeclared key under ``additionalProperties: false``, each value's JSON type
+and ``enum``): a model's call that fails it is replaced by a generated one.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from typing import Any, Literal
 import msgspec
 
 from msgmodel.api.schema_instance import instance_of
-from msgmodel.core.message import ContentBlock, TextBlock, ToolUseBlock
+from msgmodel.core.message import ContentBlock, TextBlock, ToolUseBlock, tool_uses_of
+from msgmodel.core.tools import input_problem
 
 __all__ = ["NO_TOOL_TEXT", "ToolChoice", "constrain", "fits", "forced_call", "output_schema_of", "tool_choice_of"]
 
@@ -112,42 +114,9 @@ def forced_call(request: Mapping[str, Any], name: str, index: int = 0) -> ToolUs
     return ToolUseBlock(id=tool_use_id_for(request, index), name=name, input=value)
 
 
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-    "null": (type(None),),
-}
-
-
 def fits(value: object, schema: Mapping[str, Any] | None) -> bool:
-    """Whether a tool ``input`` passes the shallow check (see the module docstring)."""
-    if not isinstance(value, dict):
-        return False
-    if schema is None:
-        return True
-    properties = schema.get("properties")
-    properties = properties if isinstance(properties, Mapping) else {}
-    required = schema.get("required")
-    if isinstance(required, list) and any(r not in value for r in required):
-        return False
-    if schema.get("additionalProperties") is False and any(k not in properties for k in value):
-        return False
-    for key, item in value.items():
-        sub = properties.get(key)
-        declared = sub.get("type") if isinstance(sub, Mapping) else None
-        names = declared if isinstance(declared, list) else [declared] if isinstance(declared, str) else []
-        if names:
-            wanted = tuple(t for n in names for t in _JSON_TYPES.get(n, ()))
-            is_bool = isinstance(item, bool)
-            if not isinstance(item, wanted) or (is_bool and "boolean" not in names):
-                return False
-        if isinstance(sub, Mapping) and isinstance(sub.get("enum"), list) and item not in sub["enum"]:
-            return False
-    return True
+    """Whether a tool ``input`` passes the shallow check ``run_tool`` makes (``core.tools.input_problem``)."""
+    return isinstance(value, dict) and (schema is None or input_problem(schema, value) is None)
 
 
 def _any_tool(request: Mapping[str, Any]) -> str:
@@ -167,14 +136,9 @@ def _any_tool(request: Mapping[str, Any]) -> str:
 
 def _called_tools(request: Mapping[str, Any]) -> set[str]:
     """The names of the tools the request's assistant turns called."""
-    called: set[str] = set()
-    messages = request.get("messages")
-    for m in messages if isinstance(messages, list) else []:
-        content = m.get("content") if isinstance(m, Mapping) and m.get("role") == "assistant" else None
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, Mapping) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
-                called.add(block["name"])
-    return called
+    from msgmodel.api.scripted import request_messages  # here: scripted's models import this module
+
+    return {call.name for m in request_messages(request) for call in tool_uses_of(m)}
 
 
 def _is_json_document(text: str) -> bool:

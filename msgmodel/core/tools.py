@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from msgmodel.core.message import ToolResultBlock, ToolUseBlock, tool_result_block
 
-__all__ = ["Tool", "ToolError", "ToolRegistry", "run_tool", "tools_param"]
+__all__ = ["Tool", "ToolError", "ToolRegistry", "input_problem", "run_tool", "tools_param"]
 
 
 class ToolError(Exception):
@@ -90,28 +90,48 @@ _JSON_TYPES: Final[Mapping[str, tuple[type, ...]]] = MappingProxyType(
         "boolean": (bool,),
         "object": (dict,),
         "array": (list,),
+        "null": (type(None),),
     }
 )
 
 
-def _check_input(tool: Tool, args: Mapping[str, Any]) -> None:
-    """Refuse input that does not fit the tool's (flat) schema, saying which argument and why."""
-    schema = tool.input_schema
-    properties: Mapping[str, Any] = schema.get("properties", {})
-    for name in schema.get("required", []):
+def input_problem(schema: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    """What is wrong with ``args`` as input for a tool with this (flat) JSON ``schema``, or ``None``.
+
+    A shallow check: required arguments, unexpected ones (with ``additionalProperties:
+    false``), each argument's declared ``type`` (one name or a list; ``true`` is not a
+    number) and ``enum``. Tolerates a malformed schema (it checks what it can read), since
+    the local API applies it to schemas that arrive in requests.
+    """
+    raw_properties = schema.get("properties")
+    properties: Mapping[str, Any] = raw_properties if isinstance(raw_properties, Mapping) else {}
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else []:
         if name not in args:
-            raise ToolError(f"{tool.name}: missing required argument `{name}`")
+            return f"missing required argument `{name}`"
     for name, value in args.items():
         spec = properties.get(name)
-        if spec is None:
+        if not isinstance(spec, Mapping):
             if schema.get("additionalProperties", True) is False:
                 known = ", ".join(f"`{p}`" for p in properties) or "none"
-                raise ToolError(f"{tool.name}: unexpected argument `{name}` (arguments: {known})")
+                return f"unexpected argument `{name}` (arguments: {known})"
             continue
-        expected = _JSON_TYPES.get(spec.get("type", ""))
-        wrong_bool = isinstance(value, bool) and spec.get("type") in ("integer", "number")
-        if expected is not None and (not isinstance(value, expected) or wrong_bool):
-            raise ToolError(f"{tool.name}: argument `{name}` must be of type {spec['type']}")
+        declared = spec.get("type")
+        names = declared if isinstance(declared, list) else [declared] if isinstance(declared, str) else []
+        expected = tuple(t for n in names for t in _JSON_TYPES.get(n, ()))
+        wrong_bool = isinstance(value, bool) and "boolean" not in names
+        if expected and (not isinstance(value, expected) or wrong_bool):
+            return f"argument `{name}` must be of type {' or '.join(names)}"
+        if isinstance(spec.get("enum"), list) and value not in spec["enum"]:
+            return f"argument `{name}` must be one of {spec['enum']!r}"
+    return None
+
+
+def _check_input(tool: Tool, args: Mapping[str, Any]) -> None:
+    """Refuse input that does not fit the tool's schema, saying which argument and why."""
+    problem = input_problem(tool.input_schema, args)
+    if problem is not None:
+        raise ToolError(f"{tool.name}: {problem}")
 
 
 def run_tool(registry: Mapping[str, Tool], call: ToolUseBlock) -> ToolResultBlock:
