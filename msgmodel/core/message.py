@@ -404,50 +404,26 @@ def tool_result_block(
     lie deeper than ``MAX_NESTING``.
     """
     body: str | list[ContentBlock] = content if isinstance(content, str) else list(content)
-    if not isinstance(body, str) and 1 + _nesting_depth(body) > MAX_NESTING:
+    if not isinstance(body, str) and _too_deep(body, "$", 2) is not None:
         raise ValueError(f"tool_result blocks may nest at most {MAX_NESTING} deep")
     return ToolResultBlock(tool_use_id=tool_use_id, content=body, is_error=is_error)
 
 
-def _nesting_depth(blocks: Iterable[object]) -> int:
-    """How deep ``tool_result`` blocks nest in ``blocks`` (0: none), without recursion."""
-    deepest = 0
-    stack: list[tuple[Iterable[object], int]] = [(blocks, 1)]
-    while stack:
-        items, depth = stack.pop()
-        for b in items:
-            if isinstance(b, ToolResultBlock):
-                deepest = max(deepest, depth)
-                if isinstance(b.content, list) and depth <= MAX_NESTING:
-                    stack.append((b.content, depth + 1))
-    return deepest
-
-
-def _too_deep(messages: Sequence[Message]) -> str | None:
+def _too_deep(items: Iterable[object], path: str, depth: int) -> str | None:
     """The JSON path of the first ``tool_result`` nested deeper than ``MAX_NESTING``, or ``None``.
 
-    Iterative; only results that hold results are looked into.
+    ``items`` lie at ``path``, and a ``tool_result`` among them at nesting ``depth``. Iterative,
+    and it stops at the first result too deep, so hostile input costs no more than the limit.
     """
-    for i, m in enumerate(messages):
-        content = m.content
-        if content.__class__ is not list:
-            continue
-        for j, b in enumerate(content):
-            if b.__class__ is not ToolResultBlock:
-                continue
-            assert isinstance(b, ToolResultBlock)
-            inner = b.content
-            if inner.__class__ is not list or not any(c.__class__ is ToolResultBlock for c in inner):
-                continue
-            stack: list[tuple[Sequence[object], str, int]] = [(inner, f"$[{i}].content[{j}].content", 2)]
-            while stack:
-                items, path, depth = stack.pop()
-                for k, c in enumerate(items):
-                    if isinstance(c, ToolResultBlock):
-                        if depth > MAX_NESTING:
-                            return f"{path}[{k}]"
-                        if isinstance(c.content, list):
-                            stack.append((c.content, f"{path}[{k}].content", depth + 1))
+    stack: list[tuple[Iterable[object], str, int]] = [(items, path, depth)]
+    while stack:
+        items, path, depth = stack.pop()
+        for k, c in enumerate(items):
+            if isinstance(c, ToolResultBlock):
+                if depth > MAX_NESTING:
+                    return f"{path}[{k}]"
+                if isinstance(c.content, list):
+                    stack.append((c.content, f"{path}[{k}].content", depth + 1))
     return None
 
 
@@ -854,9 +830,10 @@ def _convert_messages(data: object, path: str, source: str | None) -> list[Messa
 def _convert_message(obj: object, path: str, source: str | None) -> Message:
     obj = _plain(obj)
     if isinstance(obj, Message):
-        deep = _too_deep([obj])
+        held = obj.content
+        deep = None if isinstance(held, str) else _too_deep(held, f"{path}.content", 1)
         if deep is not None:
-            raise DecodeError(path + deep[len("$[0]") :], _TOO_DEEP, source=source)
+            raise DecodeError(deep, _TOO_DEEP, source=source)
         return obj
     if not isinstance(obj, Mapping):
         raise DecodeError(path, f"expected a message object, got {_describe(obj)}", source=source)
@@ -911,7 +888,7 @@ def _convert_block(obj: object, path: str, source: str | None, depth: int) -> Co
         if (
             isinstance(obj, ToolResultBlock)
             and isinstance(obj.content, list)
-            and depth + _nesting_depth(obj.content) > MAX_NESTING
+            and _too_deep(obj.content, path, depth + 1) is not None
         ):
             raise DecodeError(path, _TOO_DEEP, source=source)
         return obj
