@@ -15,9 +15,9 @@ elsewhere, the same on every run. No live API is called here.
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass
+from html import escape as _esc  # quotes too
 from pathlib import Path
 from typing import Any, Final
 
@@ -131,10 +131,6 @@ _CSS: Final = (
     ".mm-live code{white-space:pre-wrap;word-break:break-word}.mm-live .ok{color:#1a7f37;font-weight:700}"
     ".mm-live .ko{color:#cf222e;font-weight:700}</style>"
 )
-
-
-def _esc(s: str) -> str:
-    return html.escape(s, quote=True)
 
 
 def _source_html(title: str, urls: tuple[str, ...]) -> str:

@@ -43,10 +43,10 @@ The logic is plain functions, tested without a frontend
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from html import escape as _esc  # quotes too
 from typing import Any, Final, Protocol
 
 import ipywidgets as w
@@ -107,10 +107,6 @@ _STYLE: Final = (
     ".mmw-right{color:#1d5e1d;font-weight:600}.mmw-wrong{color:#8b0000;font-weight:600}"
     "</style>"
 )
-
-
-def _esc(s: str) -> str:
-    return html.escape(s, quote=True)
 
 
 def _one_line(s: str, limit: int = _LINE) -> str:
