@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from imports import imported_modules
 
 import msgmodel
 from msgmodel.core.message import (
@@ -75,29 +76,8 @@ def session() -> list[dict[str, Any]]:
 
 def legacy_imports(source: str, module: str) -> list[str]:
     """The imports of ``msgmodel.course.legacy`` (or anything under it) in ``source``, the code of ``module``."""
-    package = module.rsplit(".", 1)[0]
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                base = f"{parent}.{base}" if base else parent
-            names = [base, *(f"{base}.{a.name}" for a in node.names)]
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, (ast.Name, ast.Attribute))
-            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) in ("import_module", "__import__")
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-        ):
-            names = [str(node.args[0].value)]
-        else:
-            continue
-        found += [n for n in names if n == "msgmodel.course.legacy" or n.startswith("msgmodel.course.legacy.")]
-    return found
+    legacy = "msgmodel.course.legacy"
+    return [n for n in imported_modules(source, module) if n == legacy or n.startswith(legacy + ".")]
 
 
 @pytest.mark.parametrize(
