@@ -358,3 +358,9 @@ def test_any_json_in_any_field_gives_violations_at_that_field_never_an_exception
 if __name__ == "__main__":
     TABLE.write_bytes(render_known_request(derive_known_request()))
     sys.exit(0)
+
+
+def test_an_empty_model_id_is_named_not_left_blank() -> None:
+    # Hypothesis found it: the 404's text was "model: " with nothing after it.
+    (v,) = validate_body({**OK, "model": ""})
+    assert v.rule == "model_not_found" and str(v) == 'model: ""'

@@ -437,5 +437,6 @@ def validate_body(body: object, *, count_tokens: bool = False) -> list[Violation
     _cross_field(body, cross)
     found = semantic + cross
     if not found and body["model"] not in known_models():
-        found.append(Violation(rule="model_not_found", path="model", message=body["model"], at="model"))
+        shown = body["model"] or '""'  # an empty id is shown as "" (our wording), never as nothing
+        found.append(Violation(rule="model_not_found", path="model", message=shown, at="model"))
     return found
