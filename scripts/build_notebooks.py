@@ -9,6 +9,11 @@ the build.
     python scripts/build_notebooks.py            # every chapter
     python scripts/build_notebooks.py 01 03      # some chapters (by number prefix)
     python scripts/build_notebooks.py --check    # no execution: are the .ipynb up to date?
+    python scripts/build_notebooks.py --slides   # no execution: rewrite only the slide metadata
+
+Slides: every cell gets ``metadata.slideshow.slide_type`` (read by JupyterLab's RISE and by
+nbconvert's reveal.js exporter), derived from the ``core`` tag, so the core path is the slide deck.
+See ``slide_types``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ SOURCES = NOTEBOOKS / "src"
 BUDGET_S = 10.0
 NAV_MARK = "<!--NAVIGATION-->"
 CONTENTS = "00_start_here.ipynb"
+CORE_TAG = "core"
+SLIDE_LINES = 24  # source lines on one slide before the next core cell without a heading starts a subslide
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,42 @@ def nav_cell(text: str) -> nbformat.NotebookNode:
     return cell
 
 
+def slide_types(cells: list[nbformat.NotebookNode]) -> list[str]:
+    """The slide type of each cell: the core path is the deck, everything else is skipped.
+
+    A core markdown cell whose first line is a ``#`` or ``##`` heading starts a slide, one with a
+    deeper heading a subslide (reveal.js: down, not right). Other core cells continue the slide
+    (``"-"``), unless the slide already holds ``SLIDE_LINES`` source lines: then they start a
+    subslide. The first core cell always starts a slide. Cells without the ``core`` tag
+    (navigation, side tracks, exercises) are ``"skip"``.
+    """
+    out: list[str] = []
+    lines: int | None = None  # source lines on the current slide; None before the first slide
+    for cell in cells:
+        size = len(cell.source.splitlines())
+        if CORE_TAG not in cell.metadata.get("tags", ()):
+            out.append("skip")
+            continue
+        heading = re.match(r"(#{1,6}) ", cell.source.lstrip()) if cell.cell_type == "markdown" else None
+        if lines is None or (heading and len(heading.group(1)) <= 2):
+            kind = "slide"
+        elif heading or lines + size > SLIDE_LINES:
+            kind = "subslide"
+        else:
+            kind = "-"
+        lines = size if kind != "-" else (lines or 0) + size
+        out.append(kind)
+    return out
+
+
+def add_slide_metadata(nb: nbformat.NotebookNode) -> None:
+    """Write ``metadata.slideshow.slide_type`` on every cell, and RISE's deck options on the notebook."""
+    for cell, kind in zip(nb.cells, slide_types(nb.cells), strict=True):
+        cell.metadata["slideshow"] = {"slide_type": kind}
+    # RISE: tall slides scroll instead of being cut; no chalkboard or overlay that needs network
+    nb.metadata["rise"] = {"scroll": True, "enable_chalkboard": False, "transition": "none"}
+
+
 def assemble(chs: list[Chapter], i: int) -> nbformat.NotebookNode:
     """The chapter's notebook, unexecuted: source cells between two navigation cells."""
     nb = read_source(SOURCES / f"{chs[i].stem}.py")
@@ -92,12 +135,26 @@ def assemble(chs: list[Chapter], i: int) -> nbformat.NotebookNode:
         "language_info": {"name": "python"},
     }
     nb.nbformat, nb.nbformat_minor = 4, 5
+    add_slide_metadata(nb)
     return nb
 
 
-def source_view(nb: nbformat.NotebookNode) -> list[tuple[str, str, tuple[str, ...]]]:
-    """What must agree between a built notebook and its source: cell kinds, text, tags."""
-    return [(c.cell_type, c.source, tuple(c.metadata.get("tags", ()))) for c in nb.cells]
+def source_view(nb: nbformat.NotebookNode) -> list[tuple[str, str, tuple[str, ...], str | None]]:
+    """What must agree between a built notebook and its source: cell kinds, text, tags, slide types."""
+    return [
+        (c.cell_type, c.source, tuple(c.metadata.get("tags", ())), c.metadata.get("slideshow", {}).get("slide_type"))
+        for c in nb.cells
+    ]
+
+
+def restamp_slides(built: nbformat.NotebookNode, fresh: nbformat.NotebookNode) -> bool:
+    """Copy the slide metadata of ``fresh`` onto ``built`` (same cells, outputs kept); False if the cells differ."""
+    if [v[:3] for v in source_view(built)] != [v[:3] for v in source_view(fresh)]:
+        return False
+    for old, new in zip(built.cells, fresh.cells, strict=True):
+        old.metadata["slideshow"] = new.metadata["slideshow"]
+    built.metadata["rise"] = fresh.metadata["rise"]
+    return True
 
 
 def execute(nb: nbformat.NotebookNode) -> float:
@@ -125,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("only", nargs="*", help="chapter number prefixes to build (default: all)")
     ap.add_argument("--check", action="store_true", help="verify the .ipynb files match their sources")
+    ap.add_argument("--slides", action="store_true", help="rewrite only the slide metadata (no execution)")
     args = ap.parse_args(argv)
     chs = chapters()
     stale = []
@@ -134,6 +192,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         nb = assemble(chs, i)
         target = NOTEBOOKS / ch.ipynb
+        if args.slides:
+            built = nbformat.read(target, as_version=4) if target.exists() else None
+            if built is None or not restamp_slides(built, nb):
+                stale.append(ch.ipynb)
+                continue
+            nbformat.write(built, target)
+            print(f"{ch.ipynb}: slide metadata written")
+            continue
         if args.check:
             if not target.exists() or source_view(nbformat.read(target, as_version=4)) != source_view(nb):
                 stale.append(ch.ipynb)
@@ -145,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
         if seconds > BUDGET_S:
             print(f"{ch.ipynb}: over the {BUDGET_S:.0f} s budget", file=sys.stderr)
             return 1
+    if args.slides:
+        if stale:
+            print("cells differ from their sources, rebuild them first: " + ", ".join(stale), file=sys.stderr)
+            return 1
+        return 0
     if args.check:
         if stale:
             print("out of date (run `make notebooks`): " + ", ".join(stale), file=sys.stderr)
