@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: venv lab test check unit nbtest notebooks bench test-browser test-clients test-runtime test-hub html lock clean
+.PHONY: venv lab test check unit nbtest notebooks bench test-browser test-clients test-runtime test-hub html cheatsheet slides lock clean
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
@@ -46,10 +46,12 @@ bench: venv
 # no error outputs, widgets render and respond; screenshots in build/screenshots/. Uses Debian's
 # chromium, installed with apt when /usr/bin/chromium is missing (CI runs as root); never
 # downloads a browser.
-test-browser: venv
-	@if [ ! -x /usr/bin/chromium ]; then \
+# (The cheat sheet's PDF and the slides, static and live with RISE, are among them.)
+CHROMIUM_DEB = @if [ ! -x /usr/bin/chromium ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
+test-browser: venv slides/node_modules/.installed
+	$(CHROMIUM_DEB)
 	$(PY) -m pytest tests/ui --run-ui -m ui -q -p no:cacheprovider
 
 # Every chapter run in a fresh venv made from requirements.txt alone (what a class image
@@ -97,6 +99,19 @@ test-clients: $(CLIENTS_STAMP)
 # The series as a static site in build/site/ (the committed outputs; nothing is re-executed).
 html: venv
 	$(PY) scripts/build_html.py
+
+# The cheat sheet, docs/cheatsheet.md, printed to build/cheatsheet.pdf (A4) by Debian's headless chromium.
+cheatsheet: venv
+	$(CHROMIUM_DEB)
+	$(PY) scripts/build_cheatsheet.py
+
+# The core path as static reveal.js slides, build/slides/NN_*.slides.html, with reveal.js copied
+# next to them from npm (slides/package-lock.json): they open from disk, with no network.
+slides/node_modules/.installed: slides/package.json slides/package-lock.json
+	cd slides && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+slides: venv slides/node_modules/.installed
+	$(PY) scripts/build_slides.py
 
 lock: venv
 	$(PY) -m pip freeze --exclude-editable | grep -v '^msgmodel' > constraints.txt
