@@ -1,0 +1,42 @@
+"""``make cheatsheet``: docs/cheatsheet.md prints on at most two A4 pages (aim: one) with Debian's Chromium.
+
+The PDF is written to build/cheatsheet.pdf, as ``make cheatsheet`` does; its pages and the sheet's
+words are reported. The page count is read from the PDF itself (one ``/Type /Page`` object per
+page), and a sheet twice as long is printed too, to show that the count sees a second page.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_cheatsheet  # noqa: E402
+
+pytestmark = pytest.mark.ui
+
+A4_POINTS = (595.3, 841.9)  # 210 x 297 mm in PDF points
+
+
+def test_the_cheat_sheet_prints_on_at_most_two_a4_pages(record_property: pytest.RecordProperty) -> None:
+    pdf, pages, words = build_cheatsheet.build()
+    record_property("pages", pages)
+    record_property("words", words)
+    print(f"\n{pdf.relative_to(ROOT)}: {pages} page(s), {words} words")
+    assert 1 <= pages <= build_cheatsheet.MAX_PAGES, f"{pages} pages"
+    boxes = re.findall(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]", pdf.read_bytes())
+    assert boxes, "no page size in the PDF"
+    for w, h in boxes:
+        assert abs(float(w) - A4_POINTS[0]) < 1 and abs(float(h) - A4_POINTS[1]) < 1, f"not A4: {w!r} x {h!r}"
+
+
+def test_the_page_count_sees_every_page(tmp_path: Path) -> None:
+    twice = tmp_path / "twice.md"
+    text = build_cheatsheet.SOURCE.read_text(encoding="utf-8")
+    twice.write_text(text + "\n\n" + text, encoding="utf-8")
+    _, pages, _ = build_cheatsheet.build(twice, tmp_path)
+    assert pages >= 2

@@ -1,0 +1,162 @@
+"""The core path presented: chapter 01 as static reveal.js slides, and live in JupyterLab with RISE.
+
+Static: ``scripts/build_slides.py`` builds the deck into ``build/slides/``; Chromium opens it from
+disk with every non-``file:`` request refused, advances three slides with the keyboard and saves
+``build/screenshots/slides-static-{1..4}.png``. Each slide must differ from the one before, and the
+page must load nothing remote and raise no script error.
+
+Live: the chapter opens in JupyterLab, its outputs cleared and saved (so an output seen later can
+only come from this run); the notebook toolbar's RISE button (``RISE:preview``) opens the deck,
+three key presses advance it, and on the fourth slide (the first with a code cell) the teacher's
+Shift+Enter runs the cell in front of the class: an output appears, with no error in it.
+Screenshots: ``build/screenshots/slides-rise-{1..4}.png`` and ``slides-rise-run.png``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_slides  # noqa: E402
+
+pytestmark = pytest.mark.ui
+
+CHAPTER = "01_orphan_tool_result"
+ADVANCES = 3
+ERROR_OUTPUT = (
+    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], .jp-OutputArea-output.jp-mod-error'
+)
+
+# reveal.js's position and the text of the slide on screen (the innermost present section)
+STATIC_SLIDE = """() => {
+  const s = Reveal.getCurrentSlide();
+  const i = Reveal.getIndices();
+  return {where: i.h + '.' + (i.v || 0), text: s.innerText.trim(), total: Reveal.getTotalSlides()};
+}"""
+RISE_SLIDE = """() => {
+  const all = [...document.querySelectorAll('.reveal .slides section.present')];
+  const s = all[all.length - 1];
+  return {where: location.hash, text: s ? s.innerText.trim() : ''};
+}"""
+
+# the slideshow alone on screen, as a teacher projects it
+SOLO = "() => { const app = window.jupyterapp; app.shell.collapseLeft(); app.shell.mode = 'single-document'; }"
+
+
+def _offline(page: Any) -> list[str]:
+    refused: list[str] = []
+
+    def route(r: Any) -> None:
+        if r.request.url.startswith(("file:", "data:")):
+            r.continue_()
+        else:
+            refused.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    return refused
+
+
+def _advance(page: Any, read: Any, shot: Any) -> list[dict[str, Any]]:
+    """The slide on screen, then after each of ``ADVANCES`` presses of the space bar (reveal.js's "next")."""
+    seen = [read()]
+    shot(1)
+    for n in range(2, ADVANCES + 2):
+        page.keyboard.press("Space")
+        for _ in range(40):  # the slide changes on the next animation frame
+            now = read()
+            if now["where"] != seen[-1]["where"]:
+                break
+            page.wait_for_timeout(100)
+        page.wait_for_timeout(300)  # let the slide settle before the screenshot
+        seen.append(read())
+        shot(n)
+    return seen
+
+
+def _check_distinct(seen: list[dict[str, Any]]) -> None:
+    wheres = [s["where"] for s in seen]
+    assert len(set(wheres)) == len(wheres), f"the keyboard did not advance the deck: {wheres}"
+    texts = [s["text"] for s in seen]
+    assert all(texts), f"an empty slide: {wheres}"
+    assert all(a != b for a, b in itertools.pairwise(texts)), "a slide showed the same content as the one before"
+
+
+def test_static_slides_advance_offline(page: Any, screenshots: Path) -> None:
+    counts = build_slides.build([CHAPTER[:2]])
+    deck = build_slides.OUT / f"{CHAPTER}.slides.html"
+    assert counts == {deck.name: counts[deck.name]} and counts[deck.name] > ADVANCES
+    refused = _offline(page)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(deck.as_uri())
+    page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+    assert page.evaluate(STATIC_SLIDE)["total"] == counts[deck.name]
+    seen = _advance(
+        page,
+        lambda: page.evaluate(STATIC_SLIDE),
+        lambda n: page.screenshot(path=str(screenshots / f"slides-static-{n}.png")),
+    )
+    _check_distinct(seen)
+    assert not refused, f"the static slides asked the network for {refused}"
+    assert not errors, f"script errors: {errors}"
+
+
+def _rise_frame(page: Any) -> Any:
+    for _ in range(240):
+        frames = [f for f in page.frames if "/rise/" in f.url]
+        if frames:
+            return frames[0]
+        page.wait_for_timeout(250)
+    pytest.fail("RISE's slideshow frame did not open")
+
+
+def test_rise_presents_and_runs_a_cell(page: Any, lab_url: str, screenshots: Path) -> None:
+    rel = f"notebooks/{CHAPTER}.ipynb"
+    page.goto(f"{lab_url}/lab/workspaces/ui-rise/tree/{rel}?reset", wait_until="domcontentloaded")
+    button = page.locator(".jp-NotebookPanel-toolbar [data-command='RISE:preview']")
+    button.wait_for(timeout=60_000)
+    page.evaluate(
+        """async () => {
+          const app = window.jupyterapp;
+          await app.commands.execute('notebook:clear-all-cell-outputs');
+          await app.commands.execute('docmanager:save');
+        }"""
+    )
+    try:
+        button.click()
+        page.wait_for_selector("iframe[src*='/rise/']", state="attached")
+        page.evaluate(
+            "() => { const app = window.jupyterapp; app.shell.collapseLeft(); app.shell.mode = 'single-document'; }"
+        )
+        frame = _rise_frame(page)
+        frame.wait_for_selector(".reveal .slides section.present", timeout=60_000)
+        shown = page.locator("iframe[src*='/rise/']")
+        frame.locator(".reveal .slides section.present").first.click()  # the keyboard goes to the deck
+        seen = _advance(
+            page,
+            lambda: frame.evaluate(RISE_SLIDE),
+            lambda n: shown.screenshot(path=str(screenshots / f"slides-rise-{n}.png")),
+        )
+        _check_distinct(seen)
+
+        code = frame.locator(".reveal .slides section.present .jp-CodeCell").first
+        code.wait_for(state="visible")
+        assert code.locator(".jp-OutputArea-output").count() == 0, "the outputs were not cleared"
+        code.locator(".jp-InputPrompt").click()  # select the cell (command mode), as a teacher clicks it
+        page.keyboard.press("Shift+Enter")
+        code.locator(".jp-OutputArea-output").first.wait_for(state="visible", timeout=60_000)
+        page.wait_for_timeout(500)
+        shown.screenshot(path=str(screenshots / "slides-rise-run.png"))
+        assert code.locator(ERROR_OUTPUT).count() == 0, code.inner_text()[:2000]
+        assert code.locator(".jp-InputPrompt").inner_text().strip() not in ("[ ]:", "[*]:", ""), "no execution count"
+    finally:
+        page.evaluate("async () => { await window.jupyterapp.serviceManager.sessions.shutdownAll(); }")
