@@ -80,5 +80,6 @@ def test_static_slides_load_nothing_remote(ch: build_notebooks.Chapter) -> None:
     nb = nbformat.read(build_notebooks.NOTEBOOKS / ch.ipynb, as_version=4)
     page, _ = build_slides.exporter().from_notebook_node(nb, resources={"metadata": {"name": ch.stem}})
     assert build_slides.remote_resources(page) == []
+    assert "application/vnd.jupyter.widget-view+json" not in page, "a widget without its static rendering"
     assert f'src="{build_slides.REVEAL_DIR}/dist/reveal.js"' in page
     assert page.count("<section") >= build_slides.slide_count(nb) > 3
