@@ -83,3 +83,21 @@ def test_static_slides_load_nothing_remote(ch: build_notebooks.Chapter) -> None:
     assert "application/vnd.jupyter.widget-view+json" not in page, "a widget without its static rendering"
     assert f'src="{build_slides.REVEAL_DIR}/dist/reveal.js"' in page
     assert page.count("<section") >= build_slides.slide_count(nb) > 3
+
+
+def test_restamping_copies_the_slide_metadata_and_keeps_the_outputs() -> None:
+    fresh = nbformat.v4.new_notebook(cells=[cell("markdown", "# T"), cell("code", "x = 1")])
+    build_notebooks.add_slide_metadata(fresh)
+    built = nbformat.v4.new_notebook(cells=[cell("markdown", "# T"), cell("code", "x = 1")])
+    built.cells[1].outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    assert build_notebooks.restamp_slides(built, fresh)
+    assert build_notebooks.source_view(built) == build_notebooks.source_view(fresh)
+    assert built.cells[1].outputs[0].text == "1\n"
+
+
+def test_restamping_refuses_a_notebook_whose_cells_changed() -> None:
+    fresh = nbformat.v4.new_notebook(cells=[cell("markdown", "# T"), cell("code", "x = 2")])
+    build_notebooks.add_slide_metadata(fresh)
+    built = nbformat.v4.new_notebook(cells=[cell("markdown", "# T"), cell("code", "x = 1")])
+    assert not build_notebooks.restamp_slides(built, fresh)
+    assert all("slideshow" not in c.metadata for c in built.cells)
