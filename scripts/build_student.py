@@ -45,8 +45,8 @@ CHECK_CALL = re.compile(r'^check\("(?P<id>\d\d\.\d)",\s*(?P<name>[A-Za-z_]\w*)\)
 KEY_BLOCK = re.compile(r"^<!-- key: (?P<id>\d\d\.\d) -->\n```python\n(?P<code>.*?)^```$", re.M | re.S)
 NOTE = (
     "**Student copy.** The outputs are cleared: before you run a cell, say what it will print, then run it. "
-    "Each exercise cell shows \"not attempted yet\" until you replace its placeholder; `hint(\"NN.k\")` gives a "
-    "nudge, `hint(\"NN.k\", 2)` a closer one. The chapter with its outputs is "
+    'Each exercise cell shows "not attempted yet" until you replace its placeholder; `hint("NN.k")` gives a '
+    'nudge, `hint("NN.k", 2)` a closer one. The chapter with its outputs is '
     "[notebooks/{name}](../../notebooks/{name})."
 )
 
@@ -104,12 +104,11 @@ def paste(source: str, name: str, solution: str) -> str:
     """
     tree = ast.parse(source)
     for node in tree.body:
-        defines = (
-            isinstance(node, (ast.FunctionDef, ast.ClassDef))
-            and node.name == name
-            or isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-        )
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defines = node.name == name
+        else:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            defines = any(isinstance(t, ast.Name) and t.id == name for t in targets)
         if defines:
             lines = source.splitlines()
             end = node.end_lineno or node.lineno

@@ -8,17 +8,17 @@ The lesson plan, the quiz answers and the drill's key points are compared with
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
+from guide import GUIDE, ROOT, answer_key, guide_text, load_script
 
 from msgmodel.course.exercises import all_exercises, check, hint, reveal
 from msgmodel.course.exercises.ch06 import DRILL, QUIZ
 from msgmodel.course.route import core_route
-
-from guide import GUIDE, ROOT, answer_key, guide_text, load_script
 
 build_student = load_script("build_student")
 teacher_guide = load_script("teacher_guide")
@@ -66,7 +66,11 @@ def test_the_key_block_passes_the_checker(ex_id: str) -> None:
 
 
 def test_the_answer_key_parser_reads_only_marked_python_blocks() -> None:
-    text = "<!-- key: 01.1 -->\n```python\nx = 1\n```\n\n```python\ny = 2\n```\n<!-- key: 01.2 -->\n```python\nz = 3\n```\n"
+    text = (
+        "<!-- key: 01.1 -->\n```python\nx = 1\n```\n\n"  # a marked block
+        "```python\ny = 2\n```\n"  # an unmarked one: not part of the key
+        "<!-- key: 01.2 -->\n```python\nz = 3\n```\n"
+    )
     assert build_student.answer_key(text) == {"01.1": "x = 1\n", "01.2": "z = 3\n"}
     with pytest.raises(ValueError, match="two key blocks"):
         build_student.answer_key(text + "<!-- key: 01.1 -->\n```python\nw = 4\n```\n")
@@ -117,7 +121,7 @@ def test_the_guide_is_clean_markdown() -> None:
     prose = re.sub(r"^```.*?^```$", "", text, flags=re.M | re.S)
     levels = [len(m[1]) for m in re.finditer(r"^(#+) ", prose, re.M)]
     assert levels[0] == 1 and levels.count(1) == 1
-    assert all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False)), "a heading skips a level"
+    assert all(b <= a + 1 for a, b in itertools.pairwise(levels)), "a heading skips a level"
     without_code = re.sub(r"`[^`\n]*`", "", prose)
     assert re.findall(r"<(?!!--)[A-Za-z/][^>]*>", without_code) == []
     for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", prose):
