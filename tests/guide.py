@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from msgmodel.course.exercises import Exercise, all_exercises
+
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "teacher-guide.md"
 
@@ -32,3 +34,8 @@ def answer_key() -> dict[str, str]:
     """The guide's key blocks: exercise id -> code."""
     key: dict[str, str] = load_script("build_student").answer_key(guide_text())
     return key
+
+
+def chapter_exercises() -> list[Exercise]:
+    """The exercises of the chapters (not the ones other tests register, such as 99.1)."""
+    return [ex for ex in all_exercises() if ex.checker.__module__.startswith("msgmodel.course.exercises.ch")]

@@ -19,11 +19,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from guide import ROOT, answer_key, load_script
+from guide import ROOT, answer_key, chapter_exercises, load_script
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
-
-from msgmodel.course.exercises import all_exercises
 
 build_student = load_script("build_student")
 
@@ -91,7 +89,7 @@ def test_links_out_of_the_notebooks_folder_still_resolve() -> None:
 
 def _solution_texts() -> Iterator[tuple[str, str]]:
     """Every exercise's reference solution (its source, or its repr for a data answer) and key block."""
-    for ex in all_exercises():
+    for ex in chapter_exercises():
         ref = ex.reference
         text = inspect.getsource(ref) if callable(ref) else repr(ref)  # what reveal(id, confirm=True) prints
         yield ex.id, text

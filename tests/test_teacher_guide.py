@@ -14,16 +14,16 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from guide import GUIDE, ROOT, answer_key, guide_text, load_script
+from guide import GUIDE, ROOT, answer_key, chapter_exercises, guide_text, load_script
 
-from msgmodel.course.exercises import all_exercises, check, hint, reveal
+from msgmodel.course.exercises import check, hint, reveal
 from msgmodel.course.exercises.ch06 import DRILL, QUIZ
 from msgmodel.course.route import core_route
 
 build_student = load_script("build_student")
 teacher_guide = load_script("teacher_guide")
 
-IDS = [ex.id for ex in all_exercises()]
+IDS = [ex.id for ex in chapter_exercises()]
 
 
 def checked_names() -> dict[str, str]:
