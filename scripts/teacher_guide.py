@@ -66,8 +66,8 @@ def quiz_key() -> str:
     lines = []
     for i, q in enumerate(QUIZ, start=1):
         lines.append(f"{i}. {q.prompt}")
-        lines.append(f"   - **Answer:** {q.answer}")
-        lines.append(f"   - **Why:** {q.explain}")
+        lines.append(f"    - **Answer:** {q.answer}")
+        lines.append(f"    - **Why:** {q.explain}")
     return "\n".join(lines)
 
 
@@ -76,7 +76,7 @@ def drill_key() -> str:
     lines = []
     for i, d in enumerate(DRILL, start=1):
         lines.append(f"{i}. **{d.question}**")
-        lines.extend(f"   - {p}" for p in d.points)
+        lines.extend(f"    - {p}" for p in d.points)
     return "\n".join(lines)
 
 

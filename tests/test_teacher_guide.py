@@ -92,7 +92,7 @@ def test_the_lesson_plan_agrees_with_the_core_route() -> None:
 def test_the_quiz_answers_match_quiz() -> None:
     shown = block("quiz-key")
     assert shown == teacher_guide.quiz_key(), "stale: run `python scripts/teacher_guide.py --write`"
-    answers = re.findall(r"^   - \*\*Answer:\*\* (.*)$", shown, re.M)
+    answers = re.findall(r"^    - \*\*Answer:\*\* (.*)$", shown, re.M)
     assert answers == [q.answer for q in QUIZ]
     assert all(q.answer in q.options for q in QUIZ)
 
@@ -102,7 +102,7 @@ def test_the_drill_points_match_drill() -> None:
     assert shown == teacher_guide.drill_key(), "stale: run `python scripts/teacher_guide.py --write`"
     questions = re.findall(r"^\d+\. \*\*(.*)\*\*$", shown, re.M)
     assert questions == [d.question for d in DRILL]
-    points = re.findall(r"^   - (.*)$", shown, re.M)
+    points = re.findall(r"^    - (.*)$", shown, re.M)
     assert points == [p for d in DRILL for p in d.points]
 
 
@@ -157,3 +157,18 @@ def test_the_guide_has_goals_prompts_and_wrong_answers_for_every_chapter() -> No
         assert prompts and 2 <= len(re.findall(r"^- ", prompts[1], re.M)) <= 3, s[:40]
         assert "### Common wrong answers" in s and "### Answer key" in s, s[:40]
     assert _words(GUIDE) > 3000
+
+
+def test_the_guide_parses_as_intended() -> None:
+    """Parsed as CommonMark (what GitHub and myst start from): one list per key, one table, 24 python fences."""
+    markdown_it = pytest.importorskip("markdown_it")
+    tokens = markdown_it.MarkdownIt("commonmark").enable("table").parse(guide_text())
+    top = [t for t in tokens if t.level == 0]
+    assert sum(t.type == "ordered_list_open" for t in top) == 2  # the quiz key and the drill key
+    items = [t for t in tokens if t.type == "list_item_open" and t.level == 1]
+    lists = [t for t in top if t.type == "ordered_list_open"]
+    assert [sum(1 for i in items if lst.map[0] <= i.map[0] < lst.map[1]) for lst in lists] == [len(QUIZ), len(DRILL)]
+    assert sum(t.type == "table_open" for t in top) == 1
+    assert sum(t.type == "tr_open" for t in tokens) == 1 + len(core_route().chapters) + 2
+    fences = [t for t in top if t.type == "fence"]
+    assert [t.info for t in fences] == ["python"] * len(IDS)
