@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: venv lab test check unit nbtest notebooks bench test-browser test-clients test-runtime test-hub html cheatsheet slides lock clean
+.PHONY: venv lab test check unit nbtest notebooks student bench test-browser test-clients test-runtime test-hub html cheatsheet slides lock clean
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
@@ -38,6 +38,11 @@ nbtest: venv
 # Re-execute every chapter in order from a fresh kernel and commit-ready outputs.
 notebooks: venv
 	$(PY) scripts/build_notebooks.py
+
+# Blank copies of the chapters for a class, in build/student/: outputs cleared, exercises as
+# placeholders (scripts/build_student.py says why). The answer key is docs/teacher-guide.md.
+student: venv
+	$(PY) scripts/build_student.py
 
 bench: venv
 	$(PY) -m bench.run

@@ -1,0 +1,155 @@
+"""Write the student copies of the chapters: ``build/student/NN_*.ipynb``, blank, to be run in class.
+
+    python scripts/build_student.py              # every chapter -> build/student/
+    python scripts/build_student.py --out DIR    # somewhere else
+
+A student copy is the committed ``notebooks/NN_*.ipynb`` with:
+
+* **every code cell's outputs cleared** (and its execution count). The exercise cells (the cells
+  that call ``check("NN.k", ...)``, the "predict" exercises among them) keep only their starter
+  code, the placeholders the committed chapters already carry. The other cells lose their outputs
+  too, on purpose: nearly every output in the series is the answer to a question the chapter asks
+  a line earlier ("what does the API answer?", "which value of keep breaks?"), so "predict before
+  you run" is only real when the output is not already on the page. The widgets' static
+  fallbacks are cleared as well: the self-check quiz and the interview drill of chapter 06 carry
+  their right options and model answers in that fallback. The markdown (tables included) stays.
+  A student copy is made to be run (``Run All`` takes under 10 s a chapter), not read on GitHub:
+  the committed chapters, with outputs, remain the reading copy.
+* the notebook's widget state removed (it holds the same quiz and drill answers);
+* one note on top saying what the copy is, and links to ``../docs`` and ``../bench`` rewritten
+  to ``../../docs`` and ``../../bench`` (the copies live two folders down).
+
+No solution text is in a student copy: the reference solutions live only in
+``msgmodel/course/exercises/`` and the answer key in ``docs/teacher-guide.md``
+(``tests/test_student_copies.py`` checks both). This module also reads that answer key
+(``answer_key``) and pastes it into a copy's exercise cells (``with_solutions``), which is how
+the tests run every copy with the key's solutions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+OUT = ROOT / "build" / "student"
+GUIDE = ROOT / "docs" / "teacher-guide.md"
+
+CHECK_CALL = re.compile(r'^check\("(?P<id>\d\d\.\d)",\s*(?P<name>[A-Za-z_]\w*)\)\s*$', re.M)
+KEY_BLOCK = re.compile(r"^<!-- key: (?P<id>\d\d\.\d) -->\n```python\n(?P<code>.*?)^```$", re.M | re.S)
+NOTE = (
+    "**Student copy.** The outputs are cleared: before you run a cell, say what it will print, then run it. "
+    'Each exercise cell shows "not attempted yet" until you replace its placeholder; `hint("NN.k")` gives a '
+    'nudge, `hint("NN.k", 2)` a closer one. The chapter with its outputs is '
+    "[notebooks/{name}](../../notebooks/{name})."
+)
+
+
+def exercise_cells(nb: nbformat.NotebookNode) -> dict[str, tuple[int, str]]:
+    """The exercise cells of a chapter: exercise id -> (cell index, the name the cell checks)."""
+    found: dict[str, tuple[int, str]] = {}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for m in CHECK_CALL.finditer(cell.source):
+            if m["id"] in found:
+                raise ValueError(f"exercise {m['id']} is checked in two cells ({found[m['id']][0]} and {i})")
+            found[m["id"]] = (i, m["name"])
+    return found
+
+
+def student_copy(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """The blank copy of one chapter (``name`` is its file name, for the note on top)."""
+    copy = nbformat.from_dict(nb)
+    copy.metadata.pop("widgets", None)
+    for cell in copy.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+            cell.metadata.pop("execution", None)
+        elif cell.cell_type == "markdown":
+            cell.source = re.sub(r"\]\(\.\./(docs|bench)/", r"](../../\1/", cell.source)
+    note = nbformat.v4.new_markdown_cell(NOTE.format(name=name))
+    note.metadata["tags"] = ["student-copy"]
+    note["id"] = f"{name[:2]}-student"
+    copy.cells.insert(0, note)
+    return copy
+
+
+def answer_key(text: str) -> dict[str, str]:
+    """The answer key of the teacher's guide: exercise id -> the code of its key block.
+
+    A key block is a ```` ```python ```` fence right after a line ``<!-- key: NN.k -->``.
+    ``ValueError`` if an id has two blocks.
+    """
+    key: dict[str, str] = {}
+    for m in KEY_BLOCK.finditer(text):
+        if m["id"] in key:
+            raise ValueError(f"exercise {m['id']} has two key blocks in the guide")
+        key[m["id"]] = m["code"]
+    return key
+
+
+def paste(source: str, name: str, solution: str) -> str:
+    """An exercise cell's source with the starter that defines ``name`` replaced by ``solution``.
+
+    The starter is the top-level ``def``/``class``/assignment of ``name``; the rest of the cell
+    (imports, the lines that print the question, the ``check`` call) stays as it is.
+    """
+    tree = ast.parse(source)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defines = node.name == name
+        else:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            defines = any(isinstance(t, ast.Name) and t.id == name for t in targets)
+        if defines:
+            lines = source.splitlines()
+            end = node.end_lineno or node.lineno
+            return "\n".join([*lines[: node.lineno - 1], solution.rstrip("\n"), *lines[end:]])
+    raise ValueError(f"no top-level definition of {name!r} in the exercise cell:\n{source}")
+
+
+def with_solutions(nb: nbformat.NotebookNode, key: dict[str, str]) -> nbformat.NotebookNode:
+    """A copy of ``nb`` whose exercise cells hold the key's solutions (``KeyError`` if one is missing)."""
+    out = nbformat.from_dict(nb)
+    for ex_id, (i, name) in exercise_cells(out).items():
+        out.cells[i].source = paste(out.cells[i].source, name, key[ex_id])
+    return out
+
+
+def chapters() -> list[Path]:
+    """The committed chapters, in order."""
+    return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+
+
+def build(out: Path) -> list[Path]:
+    """Write every chapter's student copy into ``out``; the paths written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in chapters():
+        copy = student_copy(nbformat.read(path, as_version=4), path.name)
+        target = out / path.name
+        nbformat.write(copy, target)
+        written.append(target)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=OUT, help=f"where to write the copies (default: {OUT})")
+    args = ap.parse_args(argv)
+    written = build(args.out)
+    exercises = sum(len(exercise_cells(nbformat.read(p, as_version=4))) for p in written)
+    print(f"{len(written)} student copies, {exercises} exercises, in {args.out}")
+    return 0 if written else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

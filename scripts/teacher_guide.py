@@ -1,0 +1,118 @@
+"""Write the generated parts of the teacher's guide, ``docs/teacher-guide.md``.
+
+    python scripts/teacher_guide.py           # are the generated blocks up to date? (exit 1 if not)
+    python scripts/teacher_guide.py --write   # rewrite them
+
+Three blocks of the guide are generated, each between ``<!-- NAME -->`` and ``<!-- /NAME -->``:
+
+* ``lesson-plan``: the 90-minute lesson, one row per chapter of the core route
+  (``msgmodel.course.route.core_route()``: its core sections and minutes) with the demo to run
+  live (``DEMOS`` below), then the minutes left for questions;
+* ``quiz-key``: the answer of every self-check question of chapter 06 (``QUIZ``);
+* ``drill-key``: the key points of every interview question of chapter 06 (``DRILL``).
+
+``tests/test_teacher_guide.py`` checks that the guide holds exactly these blocks, so the minutes,
+the quiz answers and the drill's key points cannot drift from the route and the exercise module.
+The rest of the guide (goals, prompts, wrong answers, the answer key) is written by hand; its key
+blocks are run against the checkers by the same test file.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from msgmodel.course.exercises.ch06 import DRILL, QUIZ  # noqa: E402
+from msgmodel.course.route import Route, core_route  # noqa: E402
+
+GUIDE = ROOT / "docs" / "teacher-guide.md"
+LESSON_MINUTES = 90
+
+DEMOS: dict[str, str] = {
+    "00": "The rules: send the last-three-messages window to the local API and read its 400 aloud",
+    "01": "§3: `keep=6` answers 16 prompts; `keep=7` gets the 400 at prompt 4; §4 draws where the cut fell",
+    "02": "§4: ask both summaries what was read and what failed (0 of 7 key facts vs 7 of 7)",
+    "03": "§5: mypy passes the `toolUseId` slip on `dict[str, Any]`, reports 2 errors with a TypedDict",
+    "04": "§6: mypy finds the field read in the wrong branch and the forgotten block kind",
+    "05": "§3: chapter 01's conversation replayed on the new `compact`: HTTP 200",
+    "06": "I5: the same in-place cleanup on frozen blocks raises `AttributeError`",
+    "07": "§2: the table of which of 3 mistakes mypy catches, for 5 ways to write the model",
+}
+"""The demo to run live in each chapter (a core code cell; its section of the chapter)."""
+
+
+def lesson_plan(route: Route) -> str:
+    """The lesson-plan table: the core route's chapters with their live demo, then the time left."""
+    missing = [c.chapter for c in route.chapters if c.chapter not in DEMOS]
+    if missing:
+        raise ValueError(f"no live demo chosen for chapter(s) {', '.join(missing)}: add them to DEMOS")
+    lines = ["| # | chapter | core sections | run live | min |", "|---|---|---|---|---:|"]
+    for c in route.chapters:
+        lines.append(f"| {c.chapter} | {c.title} | {' · '.join(c.sections)} | {DEMOS[c.chapter]} | {c.minutes} |")
+    spare = round(LESSON_MINUTES - route.total, 1)
+    if spare < 0:
+        raise ValueError(f"the core route takes {route.total} min, more than the {LESSON_MINUTES}-minute lesson")
+    lines.append(f"| | questions and the exit ticket | | | {spare} |")
+    lines.append(f"| | **total** | | | **{LESSON_MINUTES}** |")
+    return "\n".join(lines)
+
+
+def quiz_key() -> str:
+    """The self-check quiz of chapter 06, each question with its right option and why."""
+    lines = []
+    for i, q in enumerate(QUIZ, start=1):
+        lines.append(f"{i}. {q.prompt}")
+        lines.append(f"    - **Answer:** {q.answer}")
+        lines.append(f"    - **Why:** {q.explain}")
+    return "\n".join(lines)
+
+
+def drill_key() -> str:
+    """The interview drill of chapter 06, each question with the key points a good answer makes."""
+    lines = []
+    for i, d in enumerate(DRILL, start=1):
+        lines.append(f"{i}. **{d.question}**")
+        lines.extend(f"    - {p}" for p in d.points)
+    return "\n".join(lines)
+
+
+def blocks() -> dict[str, str]:
+    """The generated blocks of the guide, by marker name."""
+    return {"lesson-plan": lesson_plan(core_route()), "quiz-key": quiz_key(), "drill-key": drill_key()}
+
+
+def block_pattern(name: str) -> re.Pattern[str]:
+    """The regex of one generated block; group 2 is its body."""
+    return re.compile(rf"(<!-- {re.escape(name)} -->\n)(.*?)\n?(<!-- /{re.escape(name)} -->)", re.S)
+
+
+def with_blocks(text: str, new: dict[str, str]) -> str:
+    """``text`` with every generated block replaced by its new body (``SystemExit`` if a marker is missing)."""
+    for name, body in new.items():
+        pattern = block_pattern(name)
+        if not pattern.search(text):
+            raise SystemExit(f"{GUIDE.name} has no <!-- {name} --> … <!-- /{name} --> block")
+        text = pattern.sub(lambda m, body=body: m[1] + body + "\n" + m[3], text, count=1)
+    return text
+
+
+def main(argv: list[str]) -> int:
+    text = GUIDE.read_text(encoding="utf-8")
+    new = with_blocks(text, blocks())
+    if new == text:
+        print(f"{GUIDE.name}: generated blocks up to date")
+        return 0
+    if "--write" in argv:
+        GUIDE.write_text(new, encoding="utf-8")
+        print(f"{GUIDE.name}: generated blocks rewritten")
+        return 0
+    print(f"{GUIDE.name}: stale; run `python scripts/teacher_guide.py --write`", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,192 @@
+"""The student copies (``make student``): blank, free of solutions, and runnable with and without the answer key.
+
+Every copy is run twice in one kernel per chapter, as a class would: top to bottom as handed out
+(each exercise prints "not attempted yet"), then, after ``%reset -f``, top to bottom again with the
+answer key of docs/teacher-guide.md pasted into its exercise cells (each ``check`` prints ✓). The
+8 chapters run 2 at a time; the whole module takes about 60 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import pytest
+from guide import ROOT, answer_key, chapter_exercises, load_script
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+build_student = load_script("build_student")
+
+CHAPTERS = build_student.chapters()
+RUN_DIR = ROOT / "build" / "student"  # the kernels start where `make student` puts the copies
+
+
+def committed(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def copy_of(path: Path) -> nbformat.NotebookNode:
+    return build_student.student_copy(committed(path), path.name)
+
+
+def text_of_outputs(cell: nbformat.NotebookNode) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif "data" in out:
+            parts.append(out.data.get("text/plain", ""))
+        elif out.output_type == "error":
+            parts.append(f"{out.ename}: {out.evalue}")
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------------------------------
+# The copies as files
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_copy_has_no_outputs_and_keeps_every_starter(path: Path) -> None:
+    original, copy = committed(path), copy_of(path)
+    assert "widgets" not in copy.metadata
+    assert copy.cells[0].cell_type == "markdown" and "Student copy" in copy.cells[0].source
+    assert len(copy.cells) == len(original.cells) + 1
+    for cell in copy.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    exercises = build_student.exercise_cells(copy)
+    assert len(exercises) == 3 and all(ex_id.startswith(path.name[:2]) for ex_id in exercises)
+    for i, _ in exercises.values():
+        assert copy.cells[i].source == original.cells[i - 1].source  # the starter, as committed
+    code = [c.source for c in copy.cells if c.cell_type == "code"]
+    assert code == [c.source for c in original.cells if c.cell_type == "code"]
+
+
+def test_make_student_writes_every_chapter(tmp_path: Path) -> None:
+    assert build_student.main(["--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.ipynb")) == [p.name for p in CHAPTERS]
+    for p in tmp_path.glob("*.ipynb"):
+        nbformat.validate(nbformat.read(p, as_version=4))
+
+
+def test_links_out_of_the_notebooks_folder_still_resolve() -> None:
+    for path in CHAPTERS:
+        for cell in copy_of(path).cells:
+            if cell.cell_type != "markdown":
+                continue
+            for target in re.findall(r"\]\((\.\./[^)#\s]+)", cell.source):
+                assert (RUN_DIR / target).resolve().exists(), f"{path.name}: dead link {target}"
+
+
+def _solution_texts() -> Iterator[tuple[str, str]]:
+    """Every exercise's reference solution (its source, or its repr for a data answer) and key block."""
+    for ex in chapter_exercises():
+        ref = ex.reference
+        text = inspect.getsource(ref) if callable(ref) else repr(ref)  # what reveal(id, confirm=True) prints
+        yield ex.id, text
+        yield ex.id, answer_key()[ex.id]
+
+
+def test_no_solution_text_is_in_any_copy() -> None:
+    copies = {p.name: json.dumps(copy_of(p), ensure_ascii=False) for p in CHAPTERS}
+    sources = {p.name: "\n".join(c.source for c in copy_of(p).cells) for p in CHAPTERS}
+    for ex_id, solution in _solution_texts():
+        for name in CHAPTERS:
+            assert solution.strip() not in sources[name.name], f"{name.name} holds the solution of {ex_id}"
+            assert json.dumps(solution.strip(), ensure_ascii=False)[1:-1] not in copies[name.name]
+        lines = [line.strip() for line in solution.splitlines()]
+        body = [s for s in lines if len(s) >= 40 and not s.startswith(("from ", "import ", "def ", "class "))]
+        for line in body:  # a distinctive line of a solution (not an import or a signature the starter shares)
+            for name in CHAPTERS:
+                assert line not in sources[name.name], f"{name.name} holds a line of {ex_id}'s solution: {line}"
+    for path in CHAPTERS:  # the markdown may say how to reveal; no code cell does it
+        for cell in copy_of(path).cells:
+            if cell.cell_type == "code":
+                assert not re.search(r"reveal\([^)]*confirm\s*=\s*True", cell.source), f"{path.name} reveals"
+
+
+def test_pasting_replaces_only_the_starter() -> None:
+    cell = 'from x import check\n\n\ndef f(a):\n    ...  # your code here\n\n\ncheck("01.1", f)'
+    assert build_student.paste(cell, "f", "def f(a):\n    return a\n") == (
+        'from x import check\n\n\ndef f(a):\n    return a\n\n\ncheck("01.1", f)'
+    )
+    cell = 'print("the question")\nanswer = None  # your answer\ncheck("01.2", answer)'
+    assert (
+        build_student.paste(cell, "answer", 'answer = "C"')
+        == 'print("the question")\nanswer = "C"\ncheck("01.2", answer)'
+    )
+    with pytest.raises(ValueError, match="no top-level definition"):
+        build_student.paste('check("01.2", answer)', "answer", 'answer = "C"')
+
+
+# ---------------------------------------------------------------------------------------
+# The copies, run
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One chapter's two runs: the exercise cells' outputs, and the first error of each run."""
+
+    blank: dict[str, str] = field(default_factory=dict)
+    keyed: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+def _execute(client: NotebookClient, nb: nbformat.NotebookNode, label: str, errors: list[str]) -> None:
+    client.nb = nb
+    for i, cell in enumerate(nb.cells):
+        try:
+            client.execute_cell(cell, i)
+        except CellExecutionError as e:
+            errors.append(f"{label}, cell {i}: {str(e).strip().splitlines()[-1]}")
+            return
+
+
+def run_chapter(path: Path, key: dict[str, str]) -> Run:
+    """Run the chapter's student copy as handed out, then with the key pasted in, in one kernel."""
+    blank = copy_of(path)
+    keyed = build_student.with_solutions(blank, key)
+    result = Run()
+    client = NotebookClient(blank, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(RUN_DIR)}})
+    with client.setup_kernel():
+        _execute(client, blank, "as handed out", result.errors)
+        reset = nbformat.v4.new_code_cell("%reset -f")
+        _execute(client, nbformat.v4.new_notebook(cells=[reset]), "reset", result.errors)
+        _execute(client, keyed, "with the answer key", result.errors)
+    for ex_id, (i, _) in build_student.exercise_cells(blank).items():
+        result.blank[ex_id] = text_of_outputs(blank.cells[i])
+        result.keyed[ex_id] = text_of_outputs(keyed.cells[i])
+    return result
+
+
+@pytest.fixture(scope="module")
+def runs() -> Iterator[dict[str, Run]]:
+    RUN_DIR.mkdir(parents=True, exist_ok=True)
+    key = answer_key()
+    with pytest.MonkeyPatch.context() as mp:
+        # The kernels import this checkout's msgmodel, wherever the venv's editable install points.
+        mp.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            done = dict(zip(CHAPTERS, pool.map(lambda p: run_chapter(p, key), CHAPTERS), strict=True))
+    yield {p.name: r for p, r in done.items()}
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_copy_runs_as_handed_out_and_with_the_answer_key(path: Path, runs: dict[str, Run]) -> None:
+    run = runs[path.name]
+    assert run.errors == []
+    assert len(run.blank) == len(run.keyed) == 3
+    for ex_id, shown in run.blank.items():
+        assert f"· exercise {ex_id}: not attempted yet" in shown, shown
+    for ex_id, shown in run.keyed.items():
+        assert f"✓ exercise {ex_id}: correct" in shown, shown
