@@ -18,6 +18,7 @@ generated ``api/*.rst``; then it runs ``sphinx-build -W --keep-going`` (doctrees
 from __future__ import annotations
 
 import argparse
+import importlib
 import runpy
 import shutil
 import sys
@@ -55,8 +56,29 @@ def api_pages() -> dict[str, str]:
     }
     for module in modules:
         heading = f"``{module}``"
-        pages[f"{module}.rst"] = f"{heading}\n{'=' * len(heading)}\n\n.. automodule:: {module}\n"
+        text = f"{heading}\n{'=' * len(heading)}\n\n.. automodule:: {module}\n"
+        reexported = reexports(module)
+        if reexported:
+            text += f"   :exclude-members: {', '.join(sorted(reexported))}\n\n"
+            links = ", ".join(f":py:obj:`{name} <{home}.{name}>`" for name, home in sorted(reexported.items()))
+            text += f"Also exported here, documented where they are defined: {links}.\n"
+        pages[f"{module}.rst"] = text
     return pages
+
+
+def reexports(module: str) -> dict[str, str]:
+    """Names in the module's ``__all__`` that another ``msgmodel`` module defines: name → defining module.
+
+    Each object is documented once, on its own module's page (two descriptions of one object would
+    also send viewcode's "docs" links to an id that does not exist).
+    """
+    mod = importlib.import_module(module)
+    found: dict[str, str] = {}
+    for name in getattr(mod, "__all__", []):
+        home = getattr(getattr(mod, name), "__module__", module)
+        if isinstance(home, str) and home != module and home.startswith("msgmodel."):
+            found[name] = home
+    return found
 
 
 def page_patterns() -> list[str]:

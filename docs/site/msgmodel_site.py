@@ -6,6 +6,10 @@
   each document is read, every heading's Jupyter-style id is added to MyST's slug table as an
   alias of the same section, so both spellings of a link resolve to the heading's real id on the
   site, and a link to a heading that does not exist is still a build error (``-W``).
+* Widgets. A chapter stores its widgets' state in the notebook's metadata; myst-nb would embed it in
+  the page for a widget manager that the site never loads (conf.py drops the widget views and their
+  scripts). It is taken out of the notebook as it is read: each widget shows its static ``text/html``
+  fallback, and the pages carry no state for a manager that is not there.
 * Mermaid. Chapters 00 and 03 draw diagrams in ```` ```mermaid ```` fences. Drawing them needs
   mermaid.js from a CDN, which the site never loads; the page shows the diagram's source as a
   plain code block, and Pygments is told that ``mermaid`` is plain text (otherwise it warns).
@@ -13,6 +17,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from docutils import nodes
@@ -35,8 +40,18 @@ def add_jupyter_anchors(app: Sphinx, doctree: nodes.document) -> None:
         slugs.setdefault(jupyter_anchor(text), (line, section_id, text))
 
 
+def drop_widget_state(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Take the saved widget state out of a notebook as Sphinx reads it (nothing on the page would use it)."""
+    if app.env.doc2path(docname).suffix != ".ipynb":
+        return
+    nb = json.loads(source[0])
+    if nb.get("metadata", {}).pop("widgets", None) is not None:
+        source[0] = json.dumps(nb)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_lexer("mermaid", TextLexer)
+    app.connect("source-read", drop_widget_state)
     # before myst-parser's reference resolver (a post-transform, after every document is read)
     app.connect("doctree-read", add_jupyter_anchors)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
