@@ -12,7 +12,8 @@
   fallback, and the pages carry no state for a manager that is not there.
 * Mermaid. Chapters 00 and 03 draw diagrams in ```` ```mermaid ```` fences. Drawing them needs
   mermaid.js from a CDN, which the site never loads; the page shows the diagram's source as a
-  plain code block, and Pygments is told that ``mermaid`` is plain text (otherwise it warns).
+  plain code block, and Pygments is told that ``mermaid`` is plain text (otherwise it warns). Likewise
+  ``jsonl`` (the session files of ``docs/``) is highlighted as JSON.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import json
 from typing import Any
 
 from docutils import nodes
+from pygments.lexers.data import JsonLexer
 from pygments.lexers.special import TextLexer
 from sphinx.application import Sphinx
 
@@ -51,6 +53,7 @@ def drop_widget_state(app: Sphinx, docname: str, source: list[str]) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_lexer("mermaid", TextLexer)
+    app.add_lexer("jsonl", JsonLexer)
     app.connect("source-read", drop_widget_state)
     # before myst-parser's reference resolver (a post-transform, after every document is read)
     app.connect("doctree-read", add_jupyter_anchors)
