@@ -128,6 +128,8 @@ def build(out: Path = SITE, *, fresh: bool = False, quiet: bool = True) -> None:
     src = out.parent / f"{out.name}-src"
     doctrees = out.parent / f"{out.name}-doctrees"
     stage(src)
+    if out.exists():  # no page of a removed document stays behind (the doctrees keep the build incremental)
+        shutil.rmtree(out)
     args = ["-W", "--keep-going", "-b", "html", "-c", str(CONF), "-d", str(doctrees), str(src), str(out)]
     if fresh:
         args.insert(0, "-E")
