@@ -116,8 +116,9 @@ def test_read_the_site_offline(site_url: str, page: Any, offline: list[str], scr
 
 def test_search_finds_the_chapters(site_url: str, page: Any, offline: list[str], screenshots: Path) -> None:
     page.goto(site_url + "search.html?q=tool_result", wait_until="load")
-    results = page.locator("#search-results ul.search li a")
-    results.first.wait_for(timeout=30_000)
+    # results are listed one by one; the summary says when the list is complete
+    page.locator("#search-results .search-summary", has_text="Search finished").wait_for(timeout=30_000)
+    results = page.locator("#search-results ul.search li > a")
     hrefs = [results.nth(i).get_attribute("href") or "" for i in range(results.count())]
     found = {_stem(h) for h in hrefs if h.startswith("notebooks/")}
     assert len(found) >= 4, hrefs
