@@ -186,3 +186,10 @@ def test_api_reference_documents_the_model(site: Path) -> None:
     for name in ("user_text", "tool_result_msg", "blocks_of", "from_json", "ToolUseBlock", "Message"):
         assert f'id="msgmodel.core.message.{name}"' in text, name
     assert (site / "_modules" / "msgmodel" / "core" / "message.html").is_file()  # viewcode: the source
+
+
+def test_a_link_to_a_module_file_opens_its_source_page(pages: dict[Path, Page], site: Path) -> None:
+    """``index.md`` links to ``msgmodel/core/message.py``: on the site, the highlighted source, not a download."""
+    links = pages[site / "index.html"].links
+    assert "_modules/msgmodel/core/message.html" in links, links
+    assert not any("_downloads/" in u and u.endswith("message.py") for u in links)

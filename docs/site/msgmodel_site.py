@@ -10,6 +10,10 @@
   the page for a widget manager that the site never loads (conf.py drops the widget views and their
   scripts). It is taken out of the notebook as it is read: each widget shows its static ``text/html``
   fallback, and the pages carry no state for a manager that is not there.
+* Source files. A link to a module's file (``../msgmodel/core/compact.py``) becomes a link to its
+  highlighted source page (``_modules/msgmodel/core/compact.html``, made by ``sphinx.ext.viewcode`` for
+  every module of the API reference). Any other file a page links to (``../bench/run.py``) is copied
+  to ``_downloads/`` by Sphinx, as MyST makes such links downloads: no link leads nowhere.
 * Mermaid. Chapters 00 and 03 draw diagrams in ```` ```mermaid ```` fences. Drawing them needs
   mermaid.js from a CDN, which the site never loads; the page shows the diagram's source as a
   plain code block, and Pygments is told that ``mermaid`` is plain text (otherwise it warns). Likewise
@@ -19,11 +23,13 @@
 from __future__ import annotations
 
 import json
+import posixpath
 from typing import Any
 
 from docutils import nodes
 from pygments.lexers.data import JsonLexer
 from pygments.lexers.special import TextLexer
+from sphinx import addnodes
 from sphinx.application import Sphinx
 
 
@@ -51,10 +57,34 @@ def drop_widget_state(app: Sphinx, docname: str, source: list[str]) -> None:
         source[0] = json.dumps(nb)
 
 
+def module_of(path: str) -> str | None:
+    """``msgmodel/core/compact.py`` → ``msgmodel.core.compact`` (a path relative to the source root)."""
+    if not path.endswith(".py") or path.startswith("../"):
+        return None
+    parts = path[: -len(".py")].split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts) if parts else None
+
+
+def link_sources_to_viewcode(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Turn a download link to a documented module's file into a link to its viewcode page."""
+    documented: dict[str, Any] = getattr(app.env, "_viewcode_modules", {})
+    for node in list(doctree.findall(addnodes.download_reference)):
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(docname), node.get("reftarget", "")))
+        module = module_of(target)
+        if module is None or not documented.get(module):
+            continue
+        uri = app.builder.get_relative_uri(docname, "_modules/" + module.replace(".", "/"))
+        link = nodes.reference("", "", *node.children, internal=True, refuri=uri)
+        node.replace_self(link)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_lexer("mermaid", TextLexer)
     app.add_lexer("jsonl", JsonLexer)
     app.connect("source-read", drop_widget_state)
+    app.connect("doctree-resolved", link_sources_to_viewcode)
     # before myst-parser's reference resolver (a post-transform, after every document is read)
     app.connect("doctree-read", add_jupyter_anchors)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
