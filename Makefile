@@ -23,8 +23,8 @@ lab: venv
 test: check unit nbtest
 
 check: venv
-	$(VENV)/bin/ruff check msgmodel tests bench scripts $(wildcard notebooks/src)
-	$(VENV)/bin/ruff format --check msgmodel tests bench scripts
+	$(VENV)/bin/ruff check msgmodel tests bench scripts docs/site $(wildcard notebooks/src)
+	$(VENV)/bin/ruff format --check msgmodel tests bench scripts docs/site
 	$(VENV)/bin/mypy --strict msgmodel
 
 unit: venv
@@ -101,9 +101,12 @@ $(CLIENTS_STAMP): requirements.txt requirements-clients.txt constraints.txt pypr
 test-clients: $(CLIENTS_STAMP)
 	PYTHONPATH=$(CURDIR) $(CLIENTS_VENV)/bin/python -m pytest tests/clients -q -p no:cacheprovider -rxX
 
-# The series as a static site in build/site/ (the committed outputs; nothing is re-executed).
+# The documentation site in build/site/ (open build/site/index.html; no network at build or read time):
+# Sphinx + myst-nb + furo over the chapters' committed outputs (nothing is re-executed), docs/*.md,
+# bench/RESULTS.md, the README and the API reference of msgmodel.core; configuration in docs/site/.
+# tests/test_site.py (in `make unit`) builds it fresh and checks every link; the browser read is in test-browser.
 html: venv
-	$(PY) scripts/build_html.py
+	$(PY) scripts/build_site.py
 
 # The cheat sheet, docs/cheatsheet.md, printed to build/cheatsheet.pdf (A4) by Debian's headless chromium.
 cheatsheet: venv

@@ -1,5 +1,6 @@
 """The core library: the message model and what is built on it. ``import msgmodel`` loads only this layer.
 
+===============  ============================================================
 ``message``      the model: four block kinds (and ``OpaqueBlock`` for the rest), ``Message``,
                  the constructors, the readers and the codec; the one module that knows
                  what a block looks like
@@ -11,6 +12,7 @@
 ``files``        how core opens files: regular files only, and the inter-process lock
 ``claude_code``  import of Claude Code session transcripts
 ``cli``          the command line's core commands (``check``)
+===============  ============================================================
 
 Nothing here imports the local Messages API (``msgmodel.api``) or the course
 (``msgmodel.course``): both are built on this layer.

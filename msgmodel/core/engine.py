@@ -11,12 +11,15 @@ This module owns one conversation with a model that may call tools:
 Nothing here writes a block by hand or walks ``.content``: shapes are ``message.py``'s.
 
 Three ways to drive a turn, one implementation
+    =========================== ====================================================
     ``engine.events(prompt)``   a plain iterator of events (the core);
     ``engine.run(prompt)``      the same events as an async generator (``async for ev in ...``,
                                 the original tutorial's step-32 preview); each step runs in a worker
                                 thread, so a blocking client does not block the event loop;
     ``engine.run_sync(prompt)`` runs the turn to its end and returns a ``TurnResult`` (for
                                 notebooks, where an event loop is already running).
+    =========================== ====================================================
+
     ``Callbacks`` (the step-30 design: a frozen struct of optional callables) are called
     with each event as it is delivered, whichever way the turn is driven.
 

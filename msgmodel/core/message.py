@@ -775,7 +775,7 @@ def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
 
 
 def from_api(messages: object, *, source: str | None = None) -> list[Message]:
-    """Convert what one would pass as ``messages=`` to the SDK into ``Message``s.
+    """Convert what one would pass as ``messages=`` to the SDK into ``Message`` values.
 
     Accepts plain dicts and lists; SDK response objects (pydantic models such as
     ``resp.content`` blocks) are read through their ``model_dump``.

@@ -52,6 +52,7 @@ How the checks run (api-rules.md section 1.5)
        ``advisor_tool_result`` ...) need their ``server_tool_use``/``mcp_tool_use`` earlier in the
        conversation; server tool calls need no ``tool_result``.
     7. Uniqueness of ``tool_use`` ids (whole conversation) and of results (per message).
+
     ``validate`` returns every violation it finds in that order, so ``violations[0]`` is the error
     the API would answer with (our best reading of Q2); ``check`` raises with that one.
 

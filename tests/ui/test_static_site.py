@@ -1,130 +1,141 @@
-"""``make html``: the static site reads well offline, and its links resolve.
+"""``make html``: the documentation site read in headless Chromium with the network refused.
 
-The site is built into a temporary directory from the committed chapters (and, separately,
-from an executed copy of the widget self-check, so that every widget's static fallback is
-seen even before the chapters use them). Each page is opened in headless Chromium with
-every non-``file:`` request refused, which is what a reader without network gets.
+The site is built into ``build/site/`` (``scripts/build_site.py``, incremental) and served by a
+``http.server`` on 127.0.0.1; every request to any other host is aborted and recorded, and none may
+be attempted. The reader opens the index, follows "next" through every chapter in order and "previous"
+back, sees the widgets' static fallbacks in the chapters that have widgets, runs a search, and
+opens the API reference. Screenshots go to ``build/screenshots/site-*.png``. The link check of the
+built pages (every href, src and anchor) is ``tests/test_site.py``.
 """
 
 from __future__ import annotations
 
-import re
-import shutil
+import functools
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
-import build_html  # noqa: E402
+import build_site  # noqa: E402
 
-pytestmark = pytest.mark.ui
+pytestmark = [pytest.mark.ui, pytest.mark.filterwarnings("ignore:.myst_parser.*is deprecated")]
 
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+CHAPTERS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+# the chapters with widgets, and the class of each one's static fallback (msgmodel.course.widgets)
+WIDGET_FALLBACKS = {
+    "01_orphan_tool_result": ["mm-compaction"],
+    "02_lost_tool_context": ["mm-transcripts"],
+    "05_refactor_and_regressions": ["mm-conversation"],
+    "06_interview_followups": ["mm-interview-drill-static", "mm-quiz-static"],
+}
 
 
-def _offline(page: Any) -> list[str]:
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url() -> Iterator[str]:
+    build_site.build(build_site.SITE)
+    handler = functools.partial(_Quiet, directory=str(build_site.SITE))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def offline(page: Any) -> list[str]:
+    """Abort every request that does not go to 127.0.0.1; the list of those attempted."""
     refused: list[str] = []
 
     def route(r: Any) -> None:
-        if r.request.url.startswith("file:"):
+        if urlsplit(r.request.url).hostname == "127.0.0.1":
             r.continue_()
         else:
             refused.append(r.request.url)
             r.abort()
 
-    page.route("**/*", route)
+    page.context.route("**/*", route)
     return refused
 
 
-def _static_widget_outputs(nb: nbformat.NotebookNode) -> int:
-    return sum(
-        1
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.outputs
-        if WIDGET_MIME in o.get("data", {}) and "text/html" in o.get("data", {})
-    )
+def _stem(url: str) -> str:
+    return Path(urlsplit(url).path).stem
 
 
-def _check_links(out: Path) -> None:
-    pages = {p.name: p.read_text(encoding="utf-8") for p in out.glob("*.html")}
-    broken = []
-    for name, text in pages.items():
-        for href in re.findall(r'href="([^"]+)"', text):
-            if re.match(r"[a-z]+:", href) or href.startswith("../"):
-                continue  # external, or into the repository (checked by tests/test_notebooks.py)
-            target, _, anchor = href.partition("#")
-            target = target or name
-            if target not in pages:
-                broken.append(f"{name} links to missing {href}")
-            elif anchor and target != name and f'id="{anchor}"' not in pages[target]:
-                broken.append(f"{name} links to missing anchor {href}")
-        if re.search(r'href="[\w.-]+\.ipynb', text):
-            broken.append(f"{name} still links to a notebook")
-    assert not broken, "\n".join(sorted(set(broken)))
+def test_read_the_site_offline(site_url: str, page: Any, offline: list[str], screenshots: Path) -> None:
+    assert len(CHAPTERS) >= 8
+    page.goto(site_url, wait_until="load")
+    assert page.title().startswith("msgmodel")
+    sidebar = page.locator(".sidebar-tree")
+    for chapter in CHAPTERS:
+        assert sidebar.locator(f'a[href="notebooks/{chapter}.html"]').count() == 1, chapter
+    page.screenshot(path=str(screenshots / "site-index.png"))
+
+    # "next" from the index walks the chapters in order
+    visited: list[str] = []
+    for _ in CHAPTERS:
+        page.locator("a.next-page").click()
+        page.wait_for_load_state("load")
+        visited.append(_stem(page.url))
+        assert page.locator("article h1").count() == 1
+        for css in WIDGET_FALLBACKS.get(visited[-1], []):
+            fallback = page.locator(f"article .{css}").first
+            fallback.scroll_into_view_if_needed()
+            assert fallback.is_visible(), (visited[-1], css)
+    assert visited == CHAPTERS
+    # and "previous" walks back to the first chapter
+    for expected in reversed(CHAPTERS[:-1]):
+        page.locator("a.prev-page").click()
+        page.wait_for_load_state("load")
+        assert _stem(page.url) == expected
+
+    page.goto(site_url + "notebooks/06_interview_followups.html", wait_until="load")
+    page.get_by_text("Show the model answer").first.click()  # the drill's answers fold without a kernel
+    page.locator("article .mm-quiz-static").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshots / "site-06_interview_followups.png"))
+    page.goto(site_url + "notebooks/01_orphan_tool_result.html", wait_until="load")
+    page.locator("article .mm-compaction").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshots / "site-01_orphan_tool_result.png"))
+    assert not offline, f"the site asked other hosts for: {offline}"
 
 
-@pytest.mark.skipif(not list((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), reason="no chapters built yet")
-def test_site_of_the_chapters(tmp_path: Path, page: Any, screenshots: Path) -> None:
-    out = tmp_path / "site"
-    chapters = build_html.build(out)
-    assert (out / "index.html").exists()
-    _check_links(out)
-    index = (out / "index.html").read_text(encoding="utf-8")
-    positions = [index.index(f'href="{ch.page}"') for ch in chapters]
-    assert positions == sorted(positions), "the index lists the chapters out of order"
-    refused = _offline(page)
-    page.goto((out / "index.html").as_uri())
-    assert page.locator("li > a").count() == len(chapters)
-    page.screenshot(path=str(screenshots / "site-index.png"), full_page=True)
-    for ch in chapters:
-        page.goto((out / ch.page).as_uri(), wait_until="load")
-        assert page.title() == ch.title
-        assert page.locator(".jp-Cell").count() > 0
-        assert page.get_by_text("Error displaying widget").count() == 0
-        fallbacks = page.locator(".mm-widget-static")
-        expected = _static_widget_outputs(nbformat.read(ch.source, as_version=4))
-        assert fallbacks.count() == expected
-        for i in range(expected):
-            assert fallbacks.nth(i).is_visible()
-    assert refused, "the pages were expected to ask a CDN for scripts (and be refused)"
-    first = chapters[1] if len(chapters) > 1 else chapters[0]
-    page.goto((out / first.page).as_uri(), wait_until="load")
-    page.set_viewport_size({"width": 1280, "height": 2400})
-    page.screenshot(path=str(screenshots / f"site-{first.source.stem}.png"))
+def test_search_finds_the_chapters(site_url: str, page: Any, offline: list[str], screenshots: Path) -> None:
+    page.goto(site_url + "search.html?q=tool_result", wait_until="load")
+    # results are listed one by one; the summary says when the list is complete
+    page.locator("#search-results .search-summary", has_text="Search finished").wait_for(timeout=30_000)
+    results = page.locator("#search-results ul.search li > a")
+    hrefs = [results.nth(i).get_attribute("href") or "" for i in range(results.count())]
+    found = {_stem(h) for h in hrefs if h.startswith("notebooks/")}
+    assert len(found) >= 4, hrefs
+    assert found <= set(CHAPTERS)
+    page.screenshot(path=str(screenshots / "site-search.png"))
+    assert not offline, f"the site asked other hosts for: {offline}"
 
 
-def test_site_shows_every_widget_fallback_offline(tmp_path: Path, page: Any, screenshots: Path) -> None:
-    from nbclient import NotebookClient
-
-    notebooks = tmp_path / "notebooks"
-    notebooks.mkdir()
-    source = Path(__file__).parent / "notebooks" / "widgets_selfcheck.ipynb"
-    nb = nbformat.read(source, as_version=4)
-    NotebookClient(nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(notebooks)}}).execute()
-    assert "widgets" in nb.metadata  # nbclient saved the widget state, as `make notebooks` does
-    nbformat.write(nb, notebooks / "01_widgets_selfcheck.ipynb")
-    shutil.copy(notebooks / "01_widgets_selfcheck.ipynb", notebooks / "02_widgets_again.ipynb")
-    out = tmp_path / "site"
-    build_html.build(out, notebooks)
-    _check_links(out)
-    text = (out / "01_widgets_selfcheck.html").read_text(encoding="utf-8")
-    assert "application/vnd.jupyter.widget-state+json" in text  # the saved state is embedded
-    _offline(page)
-    page.goto((out / "01_widgets_selfcheck.html").as_uri(), wait_until="load")
-    fallbacks = page.locator(".mm-widget-static")
-    assert fallbacks.count() == 5
-    for css in ("mm-conversation", "mm-compaction", "mm-transcripts", "mm-quiz-static", "mm-interview-drill-static"):
-        assert page.locator(f".mm-widget-static .{css}").first.is_visible(), css
-    assert page.locator(".mm-widget-static .mmw-fail").first.is_visible()
-    assert page.get_by_text("200 OK: the API accepts it").first.is_visible()
-    page.get_by_text("Show the answer").first.click()
-    assert page.get_by_text("in the next user message — The client answers the call").is_visible()
-    page.get_by_text("Show the model answer").first.click()  # the drill's model answer, folded until asked
-    assert page.get_by_text("Both shapes are on the wire: the API accepts").first.is_visible()
-    page.set_viewport_size({"width": 1280, "height": 1000})
-    page.screenshot(path=str(screenshots / "site-widgets_selfcheck.png"), full_page=True)
+def test_api_reference(site_url: str, page: Any, offline: list[str], screenshots: Path) -> None:
+    page.goto(site_url, wait_until="load")
+    page.locator(".sidebar-tree a", has_text="API reference").first.click()
+    page.wait_for_load_state("load")
+    page.locator("a", has_text="msgmodel.core.message").first.click()
+    page.wait_for_load_state("load")
+    user_text = page.locator('[id="msgmodel.core.message.user_text"]')
+    user_text.scroll_into_view_if_needed()
+    assert user_text.is_visible()
+    assert "user_text" in user_text.inner_text()
+    page.screenshot(path=str(screenshots / "site-api.png"))
+    assert not offline, f"the site asked other hosts for: {offline}"

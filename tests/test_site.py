@@ -1,0 +1,195 @@
+"""The documentation site (``make html``): it builds with no warning, every page is there, every local link
+and anchor resolves, and no page loads anything from another host.
+
+The site is built once per session, fresh (``sphinx-build -E -W``), into a temporary directory by
+``scripts/build_site.py``; every HTML file of it is parsed with ``html.parser``. Needs Sphinx and
+myst-nb (``requirements-dev.txt``). The browser read of the site is ``tests/ui/test_static_site.py``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_site  # noqa: E402
+
+if importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_nb") is None:
+    pytest.skip("the site needs Sphinx and myst-nb (pip install -r requirements-dev.txt)", allow_module_level=True)
+
+pytestmark = pytest.mark.filterwarnings("ignore:.myst_parser.*is deprecated")
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+CHAPTERS = sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb"))
+
+
+@dataclass
+class Page:
+    """What the link checker needs of one HTML file: its ids, its links, what it loads, its headings."""
+
+    ids: set[str] = field(default_factory=set)
+    links: list[str] = field(default_factory=list)  # <a href>, <area href>
+    loads: list[tuple[str, str]] = field(default_factory=list)  # (tag, url) of what the browser fetches
+    headings: list[tuple[str, str]] = field(default_factory=list)  # (h1..h6, text)
+
+
+LOADS = {"script": "src", "img": "src", "iframe": "src", "source": "src", "embed": "src", "video": "src"}
+
+
+class _Reader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.page = Page()
+        self._heading: tuple[str, list[str]] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        for key in ("id", "name"):
+            if a.get(key) and (key == "id" or tag == "a"):
+                self.page.ids.add(a[key])
+        if tag in ("a", "area") and "href" in a:
+            self.page.links.append(a["href"])
+        elif tag == "link" and "href" in a:
+            self.page.loads.append((f"link rel={a.get('rel', '')}", a["href"]))
+        elif tag in LOADS and a.get(LOADS[tag]):
+            self.page.loads.append((tag, a[LOADS[tag]]))
+        if re.fullmatch(r"h[1-6]", tag):
+            self._heading = (tag, [])
+
+    def handle_data(self, data: str) -> None:
+        if self._heading:
+            self._heading[1].append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._heading and tag == self._heading[0]:
+            self.page.headings.append((tag, "".join(self._heading[1]).strip()))
+            self._heading = None
+
+
+def read_page(path: Path) -> Page:
+    reader = _Reader()
+    reader.feed(path.read_text(encoding="utf-8"))
+    reader.close()
+    return reader.page
+
+
+def is_external(url: str) -> bool:
+    return bool(urlsplit(url).scheme) or url.startswith("//")
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "site"
+    build_site.build(out, fresh=True)  # raises SystemExit on any Sphinx warning (-W)
+    return out
+
+
+@pytest.fixture(scope="session")
+def pages(site: Path) -> dict[Path, Page]:
+    return {p: read_page(p) for p in sorted(site.rglob("*.html"))}
+
+
+def test_every_page_is_built(site: Path) -> None:
+    expected = ["index.html", "README.html", "bench/RESULTS.html", "search.html", "api/index.html"]
+    expected += [f"notebooks/{p.stem}.html" for p in CHAPTERS]
+    expected += [f"docs/{p.stem}.html" for p in sorted((ROOT / "docs").glob("*.md"))]
+    expected += [f"api/{m}.html" for m in build_site.core_modules()]
+    missing = [e for e in expected if not (site / e).is_file()]
+    assert not missing
+    assert len(CHAPTERS) >= 8 and "api/msgmodel.core.message.html" in expected
+
+
+def test_every_local_link_and_anchor_resolves(site: Path, pages: dict[Path, Page]) -> None:
+    dead: list[str] = []
+    checked = 0
+    for path, page in pages.items():
+        for url in page.links + [u for _, u in page.loads]:
+            if is_external(url):
+                continue
+            parts = urlsplit(url)
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{path.relative_to(site)} → {url}"
+            checked += 1
+            if not target.is_file():
+                dead.append(f"{where}: no such file")
+            elif parts.fragment and target.suffix == ".html":
+                ids = pages[target].ids if target in pages else read_page(target).ids
+                if unquote(parts.fragment) not in ids:
+                    dead.append(f"{where}: no id {parts.fragment!r} on that page")
+            if target.suffix in (".ipynb", ".md") and "_downloads" not in target.relative_to(site).parts:
+                dead.append(f"{where}: links to a source file, not to its page")
+    assert checked > 1000
+    assert not dead, "\n".join(dead)
+
+
+def test_no_page_loads_anything_from_another_host(site: Path, pages: dict[Path, Page]) -> None:
+    external = [f"{p.relative_to(site)}: <{tag}> {url}" for p, page in pages.items() for tag, url in page.loads]
+    external = [e for e in external if is_external(e.rsplit(" ", 1)[1])]
+    for css in site.rglob("*.css"):  # fonts and @imports of the theme's stylesheets
+        for url in re.findall(r"""(?:url\(|@import\s+)["']?((?:https?:)?//[^"')\s]+)""", css.read_text("utf-8")):
+            external.append(f"{css.relative_to(site)}: {url}")
+    assert not external, "\n".join(external)
+    assert any(tag == "script" for page in pages.values() for tag, _ in page.loads)  # the reader saw scripts
+
+
+def _widget_fallbacks(chapter: Path) -> Iterator[str]:
+    nb = nbformat.read(chapter, as_version=4)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW in data and "text/html" in data:
+                yield "".join(data["text/html"])
+
+
+def test_chapters_show_the_widgets_static_fallback(site: Path) -> None:
+    seen = 0
+    for chapter in CHAPTERS:
+        text = (site / "notebooks" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+        for fallback in _widget_fallbacks(chapter):
+            assert fallback.strip() in text, f"{chapter.name}: a widget's text/html fallback is not on its page"
+            seen += 1
+        assert WIDGET_VIEW not in text and "jupyter-widgets" not in text, chapter.name
+    assert seen >= 4  # chapters 01, 02, 05 and 06 have widgets
+
+
+def test_chapters_have_one_title_and_no_bogus_headings(site: Path, pages: dict[Path, Page]) -> None:
+    for chapter in CHAPTERS:
+        page = pages[site / "notebooks" / f"{chapter.stem}.html"]
+        titles = [text for tag, text in page.headings if tag == "h1"]
+        assert len(titles) == 1, (chapter.name, titles)
+        # a wrapped markdown line that starts with "#4324](…" once became a heading
+        bogus = [text for _, text in page.headings if "](" in text or re.match(r"\d+\]", text)]
+        assert not bogus, (chapter.name, bogus)
+
+
+def test_chapter_links_in_jupyter_style_reach_the_heading(site: Path, pages: dict[Path, Page]) -> None:
+    """``00_start_here.ipynb#Chapter-map`` (JupyterLab's id) becomes a link to the heading's id on the site."""
+    index = pages[site / "notebooks" / "01_orphan_tool_result.html"]
+    to_map = [u for u in index.links if u.startswith("00_start_here.html#")]
+    assert to_map and all(u == "00_start_here.html#chapter-map" for u in to_map), to_map
+
+
+def test_api_reference_documents_the_model(site: Path) -> None:
+    text = (site / "api" / "msgmodel.core.message.html").read_text(encoding="utf-8")
+    for name in ("user_text", "tool_result_msg", "blocks_of", "from_json", "ToolUseBlock", "Message"):
+        assert f'id="msgmodel.core.message.{name}"' in text, name
+    assert (site / "_modules" / "msgmodel" / "core" / "message.html").is_file()  # viewcode: the source
+
+
+def test_a_link_to_a_module_file_opens_its_source_page(pages: dict[Path, Page], site: Path) -> None:
+    """``index.md`` links to ``msgmodel/core/message.py``: on the site, the highlighted source, not a download."""
+    links = pages[site / "index.html"].links
+    assert "_modules/msgmodel/core/message.html" in links, links
+    assert not any("_downloads/" in u and u.endswith("message.py") for u in links)
