@@ -20,7 +20,10 @@ Writing
     a read-only file (one without any write permission bit, even for root, or one this
     process may not write). Both raise ``StorageError`` for a message JSON cannot hold: a
     lone surrogate, NaN or infinity (refused, never written as ``null``), nesting too deep
-    to encode. Passing something that is not a ``Message`` is a ``TypeError``.
+    to encode, or a value JSON would give back changed (bytes, a set, a tuple, an int key, a
+    date, an enum: msgspec would write them as text, arrays or string keys), naming its JSON
+    path. Nothing is coerced: what ``load`` returns equals what was written. Passing something
+    that is not a ``Message`` is a ``TypeError``.
 
 Reading
     ``load(path)`` returns a ``LoadResult``: the messages, and one ``LineProblem`` per line
@@ -80,7 +83,7 @@ import os
 import re
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -170,7 +173,8 @@ def _non_finite(value: object) -> float | None:
     return None
 
 
-def _encode_lines(name: str, messages: Iterable[Message]) -> bytes:
+def _encode_lines(name: str, given: Iterable[Message]) -> bytes:
+    messages = list(given)
     parts: list[bytes] = []
     for i, m in enumerate(messages):
         if not isinstance(m, Message):
@@ -195,7 +199,37 @@ def _encode_lines(name: str, messages: Iterable[Message]) -> bytes:
             )
         parts.append(line)
         parts.append(b"\n")
+    _refuse_coerced(name, parts, messages)
     return b"".join(parts)
+
+
+def _refuse_coerced(name: str, parts: list[bytes], wanted: list[Message]) -> None:
+    """``StorageError`` naming the JSON path of the first value the lines would read back changed.
+
+    msgspec writes bytes as base64 text, a set or a tuple as an array, an int key as a string (and
+    datetimes, UUIDs, enums ... as their text): load would return a different value. One decode
+    of all the lines, compared with the messages, finds any such change."""
+    try:
+        back = from_json(b"[" + b",".join(parts[0::2]) + b"]") if wanted else []
+    except DecodeError as e:  # a hand-built Message whose JSON is not a message (msgspec checks no types)
+        raise StorageError(name, None, f"messages{e.path[1:]} cannot be written as JSON ({e.expected})") from None
+    if back == wanted:
+        return
+    i = next(k for k, (a, b) in enumerate(zip(back, wanted, strict=True)) if a != b)
+    here: Any = to_api([wanted[i]])[0]
+    there: Any = to_api([back[i]])[0]
+    path = f"messages[{i}]"
+    while type(here) is type(there) and isinstance(here, (dict, list)):  # down to the first difference
+        if isinstance(here, dict) and here.keys() == there.keys():
+            key = next(k for k in here if here[k] != there[k])
+            here, there, path = here[key], there[key], f"{path}.{key}"
+        elif isinstance(here, list) and len(here) == len(there):
+            k = next(k for k, (x, y) in enumerate(zip(here, there, strict=True)) if x != y)
+            here, there, path = here[k], there[k], f"{path}[{k}]"
+        else:
+            break
+    kind = f"keys {sorted(map(repr, here))[:3]}" if isinstance(here, dict) else f"a {type(here).__name__} value"
+    raise StorageError(name, None, f"{path} cannot be written as JSON as it is ({kind}: it would read back changed)")
 
 
 def _decode_line(line: bytes) -> Message:
