@@ -329,3 +329,26 @@ def test_a_body_shorter_than_announced_is_a_400_not_an_answer_to_what_arrived() 
             answer = read_all(s)
         assert answer.startswith(b"HTTP/1.1 400"), answer[:100]
         assert b"Incomplete request body" in answer
+
+
+@pytest.mark.parametrize(
+    ("text", "lone"),
+    [
+        ("\\ud800", True),  # a lone high surrogate
+        ("a\\udc80b", True),  # a lone low surrogate
+        ("\\udc00\\ud800", True),  # a pair in the wrong order
+        ("\\ud83d\\ude00", False),  # a valid pair: one emoji
+        ("\\\\ud800", False),  # an escaped backslash, then the letters ud800
+    ],
+)
+def test_check_and_the_server_agree_on_escaped_surrogates(tmp_path: Any, text: str, lone: bool) -> None:
+    # `check` read "\ud800" with Python's json, which accepts it ("ok"); the server's parser, like
+    # the API's, answers 400 Invalid JSON. Both now refuse a lone surrogate and accept a pair.
+    from msgmodel.core import cli
+
+    body = f'{{"model": "{MODEL}", "max_tokens": 16, "messages": [{{"role": "user", "content": "{text}"}}]}}'
+    (tmp_path / "body.json").write_text(body)
+    check_refuses = cli.main(["check", str(tmp_path / "body.json")]) == 2
+    r = handle_messages(body.encode())
+    server_refuses = r.status == 400 and r.json()["error"]["message"].startswith("Invalid JSON")
+    assert (check_refuses, server_refuses) == (lone, lone), text

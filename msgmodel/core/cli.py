@@ -24,8 +24,10 @@ reading conversation files, telling their format from their content, and printin
     cannot be read (missing, not UTF-8, not JSON, nested deeper than the JSON reader can
     follow) is the user's problem, and is reported as such on stderr in one line (and in the
     ``--json`` array with rule ``unreadable_input``); ``internal error`` is kept for bugs in
-    msgmodel. Lone surrogates (the JSON escape ``"\\ud800"`` decodes to one) are printed as
-    the escape ``\\ud800``, so the output is always UTF-8 and ``--json`` always one valid array.
+    msgmodel. An escaped lone surrogate (``"\\ud800"``) makes a file (or a JSONL line) not JSON,
+    as the API and the local server refuse it (400 ``Invalid JSON``), although Python's ``json``
+    would read it. A file name that is not UTF-8 is printed with ``\\udcXX`` escapes, so the
+    output is always UTF-8 and ``--json`` always one valid array.
 
     Exit status: 0 every file clean, 1 some file breaks a rule, 2 some file could not be read
     or checked (the worst over all files wins).
@@ -103,12 +105,26 @@ def _reject_constant(name: str) -> object:
 _TOO_DEEP: Final = "JSON nested too deeply to check (deeper than Python's recursion limit)"
 
 
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+LONE_SURROGATE: Final = "a \\u escape encodes a lone surrogate, which is not Unicode; the API answers 400 Invalid JSON"
+
+
 def _parse_json(text: str) -> object:
-    """Strict JSON (``NaN``/``Infinity`` rejected, as the API rejects them); too deep a document is a ``ValueError``."""
+    """Strict JSON, as the API reads it; too deep a document is a ``ValueError``.
+
+    ``NaN``/``Infinity`` and escaped lone surrogates (``"\\ud800"``) are refused: Python's
+    ``json`` accepts both, the API's parser (and the local server's, and ``storage``'s) refuses
+    them with 400 ``Invalid JSON``. A lone surrogate is found by encoding the parsed value, only
+    when the text holds a surrogate escape at all."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant)
+        if _SURROGATE_ESCAPE.search(text):
+            json.dumps(value, ensure_ascii=False).encode()
     except RecursionError:
         raise ValueError(_TOO_DEEP) from None
+    except UnicodeEncodeError:
+        raise ValueError(LONE_SURROGATE) from None
+    return value
 
 
 def _line_json_error(e: ValueError) -> str:
