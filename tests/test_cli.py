@@ -702,3 +702,26 @@ def test_subprocess_json_output_with_lone_surrogates_is_valid(tmp_path: Path) ->
     done = _command("check", "--json", "lone.jsonl", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (2, f"lone.jsonl:2: line is not JSON ({LONE_SURROGATE})\n")
     assert [(f["file"], f["rule"]) for f in json.loads(done.stdout)] == [("lone.jsonl:2", "unreadable_input")]
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "reason"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "JSON nested too deeply to read"),  # skipped for depth
+        ("{not json", "not JSON ("),
+    ],
+)
+def test_a_claude_code_line_left_out_as_unreadable_is_reported_not_ok(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bad_line: str, reason: str
+) -> None:
+    # `check` said "ok (4 messages; a Claude Code session; 3 lines left out (?, ...))" and exited 0:
+    # the unreadable line was only a "?" in the note.
+    clean = (Path(__file__).parent / "fixtures" / "claude_code" / "v2_1_clean_session.jsonl").read_text()
+    lines = clean.splitlines()
+    write(tmp_path, "s.jsonl", "\n".join([*lines[:3], bad_line, *lines[3:]]) + "\n")
+    code, out, err = run(capsys, "check", "s.jsonl")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"s.jsonl:4: line left out: {reason}")
+    code, out, _ = run(capsys, "check", "--json", "s.jsonl")
+    (finding,) = json.loads(out)
+    assert code == 2 and (finding["file"], finding["rule"]) == ("s.jsonl:4", "unreadable_input")

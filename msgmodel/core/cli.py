@@ -11,7 +11,10 @@ reading conversation files, telling their format from their content, and printin
       ``protocol.validate_request``, which reads ``model``, ``tools`` and ``thinking`` from it);
     * a JSON array of messages (checked with ``protocol.validate``);
     * JSONL: one message object per line (blank lines skipped); a violation is then reported
-      at ``FILE:LINE`` of the message it concerns.
+      at ``FILE:LINE`` of the message it concerns;
+    * a Claude Code session: lines that are not messages are counted in the ``ok`` note; a line
+      that cannot be read (not JSON, torn, too deep, a message that does not decode) is
+      reported at ``FILE:LINE`` as unreadable, as in plain JSONL.
 
     The format is told by content, never by the file name. ``--model``, ``--thinking`` and
     ``--no-tools`` set the request options for arrays and JSONL; for a request body they
@@ -203,6 +206,8 @@ class Document:
     """The thinking mode the conversation used, when the file shows it."""
     note: str = ""
     """Said after ``ok``: what the loader left out, for instance."""
+    damaged: tuple[InputError, ...] = ()
+    """Lines left out because they could not be read (``file:line`` and why): reported, never ``ok``."""
 
     @property
     def message_count(self) -> int:
@@ -285,6 +290,9 @@ def _load_claude_code(p: Probe) -> Document:
     lines = tuple(ls[0] if ls else 0 for ls in s.message_lines)
     has_thinking = any(b.type == "thinking" for m in s.messages for b in blocks_of(m))
     kinds = sorted({k.line_type for k in s.skipped})
+    damaged = tuple(
+        InputError(f"{k.file}:{k.line}", f"line left out: {k.reason}") for k in s.skipped if k.code in _DAMAGE
+    )
     note = f"a Claude Code session; {len(s.skipped)} lines left out ({', '.join(kinds)})" if s.skipped else ""
     return Document(
         "claude-code",
@@ -293,7 +301,12 @@ def _load_claude_code(p: Probe) -> Document:
         model=s.models[-1] if s.models else None,
         thinking="enabled" if has_thinking else None,
         note=note or "a Claude Code session",
+        damaged=damaged,
     )
+
+
+_DAMAGE: Final = frozenset({"too_deep", "not_json", "torn", "not_object", "bad_message"})
+"""The ``Skipped`` codes of lines that could not be read (the others are lines that are not messages)."""
 
 
 INPUT_FORMATS: list[InputFormat] = [
@@ -478,8 +491,10 @@ def _check_one(name: str, args: argparse.Namespace, report: _Report) -> None:
         report.worsen(EXIT_UNREADABLE)
         _say(f"{shown}: {reason}", err=True)
         return
+    for damage in doc.damaged:  # a line that could not be read is the input's problem, as in plain JSONL
+        _unreadable(report, damage)
     if not violations:
-        if not args.json:
+        if not args.json and not doc.damaged:
             n = doc.message_count
             note = f"; {doc.note}" if doc.note else ""
             _say(f"{shown}: ok ({n} message{'' if n == 1 else 's'}{note})")
