@@ -291,19 +291,41 @@ def test_check_and_the_server_agree_on_a_null_stream() -> None:
     assert r.status == 400 and r.json()["error"]["message"] == str(v)
 
 
-def test_a_torn_tail_behind_a_damaged_first_line_says_how_out(tmp_path: Any) -> None:
+def test_a_torn_tail_behind_a_damaged_first_line_is_repaired_into_a_sidecar(tmp_path: Any) -> None:
+    # repair refused this file ("not a JSONL session file"), and append then refused it too: the
+    # only way out was save(path, load(path).messages). Now repair cuts the torn tail, keeps the
+    # cut bytes in <path>.torn, and leaves the damaged first line for load to report.
     from msgmodel.core import storage
     from msgmodel.core.message import user_text
 
     p = tmp_path / "stuck.jsonl"
     p.write_bytes(b'{"role":"user","content":"a"\n{"role":"user","content":"b"}\n{"role":"us')
+    cut = storage.repair(p)
+    assert cut is not None and cut.line == 3 and cut.reason.endswith(f"; kept in {p}.torn")
+    assert (tmp_path / "stuck.jsonl.torn").read_bytes() == b'{"role":"us'
+    assert p.read_bytes() == b'{"role":"user","content":"a"\n{"role":"user","content":"b"}\n'
+    storage.append(p, [user_text("x")])
+    loaded = storage.load(p)
+    assert [m.content for m in loaded.messages] == ["b", "x"] and [q.line for q in loaded.problems] == [1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a":\n{"b": 1}\n}',  # pretty-printed JSON: one JSON value, not JSONL
+        b'{\n  "role": "user",\n  "content": "a"\n}\n{"role',  # pretty-printed, then a tail
+        b'{"role":"user","content":"a"\n{"role":"us',  # a damaged first line and nothing whole after it
+        b'[{"role":"user","content":"a"},\n{"role":"user","content":"b"}\n{"ro',  # a JSON array
+    ],
+)
+def test_repair_still_refuses_what_is_not_evidently_jsonl(tmp_path: Any, text: bytes) -> None:
+    from msgmodel.core import storage
+
+    p = tmp_path / "f.jsonl"
+    p.write_bytes(text)
     with pytest.raises(storage.StorageError, match="not a JSONL session file"):
         storage.repair(p)
-    with pytest.raises(storage.StorageError, match=r"save\(path, load\(path\)\.messages\)"):
-        storage.append(p, [user_text("x")])
-    storage.save(p, storage.load(p).messages)  # the way out the message names
-    storage.append(p, [user_text("x")])
-    assert [m.content for m in storage.load(p, strict=True).messages] == ["b", "x"]
+    assert p.read_bytes() == text and not (tmp_path / "f.jsonl.torn").exists()
 
 
 def test_a_body_trickled_a_byte_at_a_time_is_cut_off_after_one_timeout_in_all() -> None:
@@ -329,3 +351,26 @@ def test_a_body_shorter_than_announced_is_a_400_not_an_answer_to_what_arrived() 
             answer = read_all(s)
         assert answer.startswith(b"HTTP/1.1 400"), answer[:100]
         assert b"Incomplete request body" in answer
+
+
+@pytest.mark.parametrize(
+    ("text", "lone"),
+    [
+        ("\\ud800", True),  # a lone high surrogate
+        ("a\\udc80b", True),  # a lone low surrogate
+        ("\\udc00\\ud800", True),  # a pair in the wrong order
+        ("\\ud83d\\ude00", False),  # a valid pair: one emoji
+        ("\\\\ud800", False),  # an escaped backslash, then the letters ud800
+    ],
+)
+def test_check_and_the_server_agree_on_escaped_surrogates(tmp_path: Any, text: str, lone: bool) -> None:
+    # `check` read "\ud800" with Python's json, which accepts it ("ok"); the server's parser, like
+    # the API's, answers 400 Invalid JSON. Both now refuse a lone surrogate and accept a pair.
+    from msgmodel.core import cli
+
+    body = f'{{"model": "{MODEL}", "max_tokens": 16, "messages": [{{"role": "user", "content": "{text}"}}]}}'
+    (tmp_path / "body.json").write_text(body)
+    check_refuses = cli.main(["check", str(tmp_path / "body.json")]) == 2
+    r = handle_messages(body.encode())
+    server_refuses = r.status == 400 and r.json()["error"]["message"].startswith("Invalid JSON")
+    assert (check_refuses, server_refuses) == (lone, lone), text

@@ -17,6 +17,7 @@ import pytest
 
 from msgmodel import __main__ as entry
 from msgmodel.core import cli
+from msgmodel.core.cli import LONE_SURROGATE
 from msgmodel.core.message import (
     Message,
     TextBlock,
@@ -616,16 +617,16 @@ TOO_DEEP = "JSON nested too deeply to check (deeper than Python's recursion limi
 def test_lone_surrogates_keep_the_json_output_one_valid_array(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The escape \ud800 is valid JSON; Python decodes it to a lone surrogate that UTF-8 cannot
-    # hold. The report quoted it and died half-way through the array ("internal error").
+    # The escape \ud800 decodes (in Python) to a lone surrogate that UTF-8 cannot hold. The report
+    # quoted it and died half-way through the array ("internal error"). It is now refused as not
+    # JSON, as the API and the local server refuse it; the output is still one valid array.
     write(tmp_path, "lone.json", '[{"role": "user", "content": [{"type": "\\ud800x", "a": 1}]}]')
     code, out, err = run(capsys, "check", "--json", "lone.json")
-    assert (code, err) == (1, "")
+    assert (code, err) == (2, f"lone.json: not JSON ({LONE_SURROGATE})\n")
     (finding,) = json.loads(out)
-    assert finding["rule"] == "unknown_block_type" and "'\ud800x'" in finding["message"]
+    assert finding["rule"] == "unreadable_input" and finding["message"] == f"not JSON ({LONE_SURROGATE})"
     code, out, err = run(capsys, "check", "lone.json")
-    assert (code, err) == (1, "")
-    assert "Input tag '\\ud800x' found" in out
+    assert (code, out) == (2, "")
 
 
 @pytest.mark.parametrize("text", ["[" * 100_000, "[" * 100_000 + "]" * 100_000, '{"messages": ' + "[" * 50_000])
@@ -699,5 +700,28 @@ def test_subprocess_json_output_with_lone_surrogates_is_valid(tmp_path: Path) ->
         tmp_path, "lone.jsonl", '{"role": "user", "content": "a"}\n{"role": "user", "content": [{"type": "\\udc80"}]}\n'
     )
     done = _command("check", "--json", "lone.jsonl", cwd=tmp_path)
-    assert (done.returncode, done.stderr) == (1, "")
-    assert [(f["line"], f["rule"]) for f in json.loads(done.stdout)] == [(2, "unknown_block_type")]
+    assert (done.returncode, done.stderr) == (2, f"lone.jsonl:2: line is not JSON ({LONE_SURROGATE})\n")
+    assert [(f["file"], f["rule"]) for f in json.loads(done.stdout)] == [("lone.jsonl:2", "unreadable_input")]
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "reason"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "JSON nested too deeply to read"),  # skipped for depth
+        ("{not json", "not JSON ("),
+    ],
+)
+def test_a_claude_code_line_left_out_as_unreadable_is_reported_not_ok(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bad_line: str, reason: str
+) -> None:
+    # `check` said "ok (4 messages; a Claude Code session; 3 lines left out (?, ...))" and exited 0:
+    # the unreadable line was only a "?" in the note.
+    clean = (Path(__file__).parent / "fixtures" / "claude_code" / "v2_1_clean_session.jsonl").read_text()
+    lines = clean.splitlines()
+    write(tmp_path, "s.jsonl", "\n".join([*lines[:3], bad_line, *lines[3:]]) + "\n")
+    code, out, err = run(capsys, "check", "s.jsonl")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"s.jsonl:4: line left out: {reason}")
+    code, out, _ = run(capsys, "check", "--json", "s.jsonl")
+    (finding,) = json.loads(out)
+    assert code == 2 and (finding["file"], finding["rule"]) == ("s.jsonl:4", "unreadable_input")

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from msgmodel.core.message import (
@@ -603,6 +604,35 @@ def test_from_api_accepts_tuples_and_passes_messages_and_blocks_through() -> Non
     b = call(3)
     assert block_from_api(b) is b
     assert from_api([{"role": "assistant", "content": [b, IMAGE]}]) == [assistant_msg([b, IMAGE])]
+    kept = Message(role="user", content=[ToolResultBlock("t1", [TextBlock("r", extra={"citations": []})], extra=_CC)])
+    assert from_api([kept])[0] is kept  # a valid built struct, extras included, is still passed through as is
+
+
+_CC: Any = {"cache_control": {"type": "ephemeral"}}
+
+
+def _retyped_opaque() -> OpaqueBlock:
+    b = OpaqueBlock({"type": "image"})
+    b.raw["type"] = "text"  # type: ignore[index]  # the held dict is mutable
+    return b
+
+
+@pytest.mark.parametrize(
+    ("built", "path"),
+    [  # each passed from_api unchecked, then reached the wire as something its readers never saw
+        (Message(role="user", content=[ToolResultBlock("t1", "", extra={"content": "boom"})]), "$[0].content[0]"),
+        (Message(role="user", content=[ToolResultBlock("t1", "ok", extra={"is_error": True})]), "$[0].content[0]"),
+        (Message(role="assistant", content=[msgspec.structs.replace(TextBlock("a"), text=5)]), "$[0].content[0].text"),
+        (Message(role="system", content="x"), "$[0].role"),  # type: ignore[arg-type]
+        (Message(role="user", content=[1]), "$[0].content[0]"),  # type: ignore[list-item]
+        (Message(role="user", content=None), "$[0].content"),  # type: ignore[arg-type]
+        (Message(role="user", content=[_retyped_opaque()]), "$[0].content[0]"),
+    ],
+)
+def test_from_api_refuses_a_built_struct_that_smuggles_what_a_dict_could_not(built: Message, path: str) -> None:
+    with pytest.raises(DecodeError) as err:
+        from_api([built])
+    assert err.value.path.startswith(path)
 
 
 def test_block_from_api_and_blocks_from_api_on_dicts() -> None:

@@ -1023,7 +1023,7 @@ def test_validate_request_reads_thinking_and_model() -> None:
     assert validate_request(_body(messages=[u("q"), a("A")], model=SONNET_45)) == []
     assert texts(validate_request(_body(thinking={"type": "bogus"}))) == [
         "thinking: Input tag 'bogus' found using 'type' does not match any of the expected tags: "
-        "'adaptive', 'disabled', 'enabled'"
+        "'adaptive', 'between_tools', 'disabled', 'enabled'"  # the SDK's four variants, as the server lists them
     ]
     assert texts(validate_request(_body(thinking={}))) == ["thinking: Unable to extract tag using discriminator 'type'"]
 

@@ -5,9 +5,11 @@ Concurrency and the seeded fuzz run live in ``test_storage_concurrency.py`` and 
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import os
+import re
 import signal
 import stat
 from collections.abc import Callable, Iterator
@@ -18,7 +20,7 @@ import pytest
 
 from msgmodel.core import cli, storage
 from msgmodel.core.claude_code import ClaudeCodeError, import_claude_code
-from msgmodel.core.message import Message, ToolUseBlock, assistant_msg, to_api, to_json, user_text
+from msgmodel.core.message import Message, TextBlock, ToolUseBlock, assistant_msg, to_api, to_json, user_text
 from msgmodel.core.storage import StorageError
 from msgmodel.course.synth import synth_session
 
@@ -287,6 +289,30 @@ def test_values_json_cannot_hold_are_a_storage_error(path: Path, write: str, bad
     before = path.read_bytes()
     with pytest.raises(StorageError, match=r"messages\[1\] cannot be written as JSON"):
         getattr(storage, write)(path, [SESSION[2], UNWRITABLE[bad]])
+    assert path.read_bytes() == before
+
+
+COERCED: dict[str, tuple[Any, str]] = {  # each was written changed before: load gave back another value
+    "bytes": ({"b": b"\x00\x01"}, "b"),  # as base64 text
+    "set": ({"s": {1, 2}}, "s"),  # as an array
+    "tuple": ({"t": [0, (1, 2)]}, "t[1]"),  # as an array
+    "int-key": ({"d": {1: "x"}}, "d"),  # as the key "1"
+    "date": ({"d": datetime.date(2024, 1, 1)}, "d"),  # as text
+}
+
+
+@pytest.mark.parametrize("write", ["save", "append"])
+@pytest.mark.parametrize("bad", sorted(COERCED))
+def test_values_json_would_give_back_changed_are_refused_with_their_path(path: Path, write: str, bad: str) -> None:
+    storage.save(path, SESSION[:2])
+    before = path.read_bytes()
+    value, where = COERCED[bad]
+    with pytest.raises(StorageError, match=rf"messages\[1\]\.content\[0\]\.input\.x\.{re.escape(where)} cannot"):
+        getattr(storage, write)(path, [SESSION[2], _tool_use(value)])
+    assert path.read_bytes() == before
+    extra = assistant_msg([TextBlock("x", extra={"meta": value})])
+    with pytest.raises(StorageError, match=rf"messages\[0\]\.content\[0\]\.meta\.{re.escape(where)} cannot"):
+        getattr(storage, write)(path, [extra])
     assert path.read_bytes() == before
 
 

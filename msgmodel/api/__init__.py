@@ -3,6 +3,7 @@
 ``server``      the API itself (in-process clients for the official SDK, and ``serve`` over HTTP)
 ``request``     what a request body may hold (``validate_body``, ``known_models``)
 ``limits``      tokens, usage, and the answer cut by ``max_tokens`` / ``stop_sequences``
+``budget``      the per-request time budget (504 ``timeout_error``), and request patterns run under it
 ``models``      ``GET /v1/models`` and ``GET /v1/models/{id}``
 ``scripted``    the models that answer it (``ScriptedModel``, ``RuleModel``)
 ``constraints`` what ``tool_choice`` and ``output_config.format`` make of any model's answer

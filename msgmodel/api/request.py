@@ -67,6 +67,7 @@ from typing import Any, Final
 import msgspec
 
 from msgmodel.core.protocol import Violation, validate
+from msgmodel.core.protocol import _text_of_value as _text_of_value  # one rendering of values, core and server
 
 __all__ = ["REQUEST_RULES", "known_models", "validate_body"]
 
@@ -282,7 +283,7 @@ def _check_union(value: object, members: list[list[Any]], path: str, out: list[V
                 out.append(_v("request_required_field", path, _NO_TAG))
             else:
                 expected = sorted({str(x) for _, t in tagged if t is not None for x in t[0]})
-                shown = tag if isinstance(tag, str) else msgspec.json.encode(tag).decode()
+                shown = _text_of_value(tag)  # as pydantic prints it: 'None', 'True' (not JSON's null, true)
                 out.append(_v("request_type", path, _BAD_TAG.format(shown, ", ".join(f"'{x}'" for x in expected))))
             return
         _best_of([(m, _join(path, name)) for m, name in candidates], value, out)

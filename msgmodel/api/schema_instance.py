@@ -25,7 +25,9 @@ What it does not
     another branch too. A schema it cannot serve raises ``SchemaError`` naming the JSON path
     inside the schema (``$.properties.tags.minItems: ...``), never a bare KeyError or
     RecursionError: work is bounded (``MAX_STEPS`` schema nodes, ``MAX_ITEMS`` items,
-    ``MAX_LENGTH`` characters per string), so a hostile schema costs bounded time and memory.
+    ``MAX_LENGTH`` characters per string), so a hostile schema costs bounded memory; under a
+    request's time budget (``msgmodel.api.budget``) every node and every ``pattern`` search is
+    checked against the deadline, and ``BudgetExceeded`` stops the walk.
 
 Strings are readable placeholders: a property's value is its name (``{"city": "city"}``), padded
 or cut to the length bounds.
@@ -37,6 +39,8 @@ import math
 import re
 from collections.abc import Mapping
 from typing import Any, Final
+
+from msgmodel.api import budget
 
 __all__ = ["MAX_ITEMS", "MAX_LENGTH", "MAX_STEPS", "SchemaError", "instance_of"]
 
@@ -107,6 +111,7 @@ class _Generator:
 
     def build(self, schema: object, path: str, *, key: str | None, variant: int) -> Any:
         self.steps += 1
+        budget.check(path)
         if self.steps > MAX_STEPS:
             raise SchemaError(path, f"the schema needs more than {MAX_STEPS} steps to instantiate")
         if schema is True:
@@ -168,6 +173,7 @@ class _Generator:
             raise SchemaError(f"{path}.allOf", "expected an array of schemas")
         merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
         for i, part in enumerate(parts):
+            budget.check(f"{path}.allOf.{i}")
             part = self._inline(part, f"{path}.allOf.{i}")
             if part is False:
                 raise _Dead(path)
@@ -204,6 +210,7 @@ class _Generator:
             raise SchemaError(f"{path}.{union}", "expected a non-empty array of schemas")
         rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
         for i, branch in enumerate(branches):
+            budget.check(f"{path}.{union}.{i}")
             candidate = {"allOf": [rest, branch]} if rest and isinstance(branch, Mapping) else branch
             try:
                 return self.build(candidate, f"{path}.{union}.{i}", key=key, variant=variant)
@@ -359,7 +366,7 @@ def _string(schema: Mapping[str, Any], path: str, *, key: str | None, variant: i
             return s
         s = s[:PATTERN_PROBE_MAX]
         try:
-            if isinstance(pattern, str) and re.search(pattern, s):
+            if isinstance(pattern, str) and budget.search(pattern, s, f"{path}.pattern"):
                 return s
         except re.error as e:
             raise SchemaError(f"{path}.pattern", f"not a regular expression Python reads: {e}") from None

@@ -62,7 +62,9 @@ Errors, exactly as the live API shapes them
 
     Other statuses: 404 ``not_found_error`` for an unknown path, 405 for a wrong method,
     413 ``request_too_large`` over 32 MiB (``Request exceeds the maximum allowed number of
-    bytes.``), 500 ``api_error`` when the plugged model raises (its text included).
+    bytes.``), 500 ``api_error`` when the plugged model raises (its text included), 504
+    ``timeout_error`` when a request's work outlasts its time budget (10 s by default; the text
+    is ours, see ``msgmodel.api.budget``), with ``x-should-retry: false``.
 
 The answer
     ``id`` ``msg_local_NNNNNN``, ``type`` ``message``, ``role`` ``assistant``, the
@@ -83,8 +85,9 @@ The answer
     non-streaming answer.
 
 Over HTTP (``LocalServer``)
-    Loopback only. A connection idle for ``socket_timeout`` seconds (30), or whose announced body
-    has not all arrived within that time in all (a trickle included), is closed; a body shorter
+    Loopback only. A request (its request line, headers and body) must arrive whole within
+    ``socket_timeout`` seconds (30) of the moment the server starts waiting for it, a trickle a
+    byte at a time included: a connection idle or slower than that is closed; a body shorter
     than its ``Content-Length`` is a 400. At most ``max_connections`` (64) are served at once:
     one more waits up to ``overload_wait`` (1 s) for a free slot, then gets the API's 529
     ``overloaded_error`` (which the SDK retries), never a reset. A client that disconnects early
@@ -100,6 +103,7 @@ from __future__ import annotations
 import argparse
 import errno
 import hashlib
+import io
 import ipaddress
 import os
 import re
@@ -115,7 +119,7 @@ from urllib.parse import unquote
 
 import msgspec
 
-from msgmodel.api import limits, models
+from msgmodel.api import budget, limits, models
 from msgmodel.api.constraints import constrain
 from msgmodel.api.request import validate_body
 from msgmodel.api.schema_instance import SchemaError
@@ -173,7 +177,9 @@ _TOO_LARGE: Final = "Request exceeds the maximum allowed number of bytes."
 _DELTA_CHARS: Final = 32
 """Deltas of a streamed block carry this many characters each (deterministic chunking)."""
 
-ErrorType: TypeAlias = Literal["invalid_request_error", "not_found_error", "request_too_large", "api_error"]
+ErrorType: TypeAlias = Literal[
+    "invalid_request_error", "not_found_error", "request_too_large", "api_error", "timeout_error"
+]
 """The API's ``error.type`` values this local API answers with."""
 
 
@@ -405,20 +411,49 @@ def _sse(events: Sequence[Mapping[str, Any]]) -> bytes:
     return b"".join(b"event: " + e["type"].encode() + b"\ndata: " + _ENCODER.encode(e) + b"\n\n" for e in events)
 
 
+TIMED_OUT: Final = "Request timed out: the local API's time budget for one request ran out"
+"""The text of the 504 ``timeout_error`` (our wording; the status and type are the API's)."""
+
+
+def _within_budget(seconds: float | None, request_id: str, answer: Callable[[], Response]) -> Response:
+    """``answer()`` under a time budget; the API's 504 ``timeout_error`` when it runs out.
+
+    Retrying gives the same 504 (the local API is deterministic), so the answer says
+    ``x-should-retry: false`` (the SDK's own header; sending it here is our choice)."""
+    try:
+        with budget.within(seconds):
+            return answer()
+    except budget.BudgetExceeded as e:
+        r = error_response(504, "timeout_error", f"{TIMED_OUT} ({e.path})", request_id=request_id)
+        return Response(r.status, (*r.headers, ("x-should-retry", "false")), r.body)
+
+
 def handle_messages(
     body: bytes,
     headers: Mapping[str, str] | None = None,
     *,
     model: Model | None = None,
     seq: int | Callable[[], int] = 1,
+    time_budget: float | None = budget.REQUEST_BUDGET,
 ) -> Response:
     """Answer one ``POST /v1/messages`` as the live API would.
 
     ``seq`` numbers the message id (``msg_local_000001`` for 1); a function is called
     only for an answered request, so refused ones take no number. ``headers`` are checked
-    only when given (the SDK always sends ``anthropic-version``).
+    only when given (the SDK always sends ``anthropic-version``). Work past ``time_budget``
+    seconds (``None``: no limit) stops with a 504 ``timeout_error`` (``msgmodel.api.budget``).
     """
     request_id = _request_id(b"POST", MESSAGES_PATH.encode(), body)
+    return _within_budget(time_budget, request_id, lambda: _answer_messages(body, headers, model, seq, request_id))
+
+
+def _answer_messages(
+    body: bytes,
+    headers: Mapping[str, str] | None,
+    model: Model | None,
+    seq: int | Callable[[], int],
+    request_id: str,
+) -> Response:
     checked = _check_request(body, headers, request_id, needs_max_tokens=True, refuse_thread=True)
     if isinstance(checked, Response):
         return checked
@@ -434,6 +469,8 @@ def handle_messages(
     except SchemaError as e:  # a tool's or the output format's schema this server cannot serve (wording ours)
         text = f"the local API cannot build a value for this schema: {e}"
         return error_response(400, "invalid_request_error", text, request_id=request_id)
+    except budget.BudgetExceeded:
+        raise
     except Exception as e:
         return error_response(500, "api_error", f"local model failed: {type(e).__name__}: {e}", request_id=request_id)
     message = _message(request, delivered, content, seq() if callable(seq) else seq)
@@ -447,13 +484,19 @@ def handle_messages(
     return _json_response(200, message, request_id)
 
 
-def handle_count_tokens(body: bytes, headers: Mapping[str, str] | None = None) -> Response:
+def handle_count_tokens(
+    body: bytes, headers: Mapping[str, str] | None = None, *, time_budget: float | None = budget.REQUEST_BUDGET
+) -> Response:
     """Answer one ``POST /v1/messages/count_tokens``: ``{"input_tokens": N}`` for a valid request."""
     request_id = _request_id(b"POST", COUNT_TOKENS_PATH.encode(), body)
-    checked = _check_request(body, headers, request_id, needs_max_tokens=False)
-    if isinstance(checked, Response):
-        return checked
-    return _json_response(200, {"input_tokens": limits.input_tokens(checked)}, request_id)
+
+    def answer() -> Response:
+        checked = _check_request(body, headers, request_id, needs_max_tokens=False)
+        if isinstance(checked, Response):
+            return checked
+        return _json_response(200, {"input_tokens": limits.input_tokens(checked)}, request_id)
+
+    return _within_budget(time_budget, request_id, answer)
 
 
 # ---------------------------------------------------------------------------------------
@@ -464,9 +507,16 @@ def handle_count_tokens(body: bytes, headers: Mapping[str, str] | None = None) -
 class LocalAPI:
     """The local API's endpoints over one model; numbers its answers from ``msg_local_000001``."""
 
-    def __init__(self, model: Model | None = None, *, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        model: Model | None = None,
+        *,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        time_budget: float | None = budget.REQUEST_BUDGET,
+    ) -> None:
         self.model: Model = model if model is not None else RuleModel()
         self.max_body_bytes = max_body_bytes
+        self.time_budget = time_budget
         self._lock = threading.Lock()
         self._seq = 0
 
@@ -493,8 +543,8 @@ class LocalAPI:
         if len(body) > self.max_body_bytes:
             return error_response(413, "request_too_large", _TOO_LARGE, request_id=request_id)
         if path == COUNT_TOKENS_PATH:
-            return handle_count_tokens(body, headers)
-        return handle_messages(body, headers, model=self.model, seq=self._next_seq)
+            return handle_count_tokens(body, headers, time_budget=self.time_budget)
+        return handle_messages(body, headers, model=self.model, seq=self._next_seq, time_budget=self.time_budget)
 
     def _models(self, method: str, path: str, query: str, request_id: str) -> Response:
         """``GET /v1/models`` and ``GET /v1/models/{id}`` (``msgmodel.api.models``)."""
@@ -610,13 +660,40 @@ _OVERLOADED: Final = (
 """Connections served at once; one more is closed at once instead of holding a thread."""
 
 
+class _DeadlineReader(io.RawIOBase):
+    """The connection's bytes, each ``recv`` given only what is left of the handler's ``deadline``.
+
+    A per-``recv`` timeout never fires for a client that sends one byte every few seconds; this
+    makes the timeout hold for the whole request (request line, headers and body) instead."""
+
+    def __init__(self, handler: _Handler) -> None:
+        self._handler = handler
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        remaining = self._handler.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("request not received in time")
+        self._handler.connection.settimeout(remaining)
+        return int(self._handler.connection.recv_into(buffer))
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: LocalServer
+    deadline: float = 0.0
+    """When the request being read must have arrived whole (``socket_timeout`` after the server began waiting)."""
 
     def setup(self) -> None:
         super().setup()
         self.connection.settimeout(self.server.socket_timeout)
+        self.rfile = io.BufferedReader(_DeadlineReader(self))
+
+    def handle_one_request(self) -> None:
+        self.deadline = time.monotonic() + self.server.socket_timeout
+        super().handle_one_request()
 
     def handle(self) -> None:
         try:
@@ -642,12 +719,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if length > api.max_body_bytes:
             self._drain(length)
+            self.connection.settimeout(self.server.socket_timeout)
             target = self.path.encode()
             r = error_response(413, "request_too_large", _TOO_LARGE, request_id=_request_id(method.encode(), target))
             self._send(r)
             self.close_connection = True
             return
         body = self._read_body(length)
+        self.connection.settimeout(self.server.socket_timeout)  # for the answer; the deadline is for reading
         if len(body) < length:  # the client closed before sending what it announced
             r = error_response(400, "invalid_request_error", "Incomplete request body", request_id=_request_id())
             self._send(r)
@@ -663,16 +742,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(answer)
 
     def _read_body(self, length: int) -> bytes:
-        """The announced body, read within one ``socket_timeout`` in all (not per ``recv``: a body
-        trickled a byte at a time must not hold the connection forever); ``TimeoutError`` past it."""
-        deadline = time.monotonic() + self.server.socket_timeout
+        """The announced body, which must arrive by the request's ``deadline`` (not per ``recv``: a
+        body trickled a byte at a time must not hold the connection forever); ``TimeoutError`` past it."""
         parts: list[bytes] = []
         left = length
         while left > 0:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError("request body not received in time")
-            self.connection.settimeout(remaining)
             chunk = self.rfile.read1(min(left, 1 << 16))
             if not chunk:
                 break
@@ -796,13 +870,15 @@ def make_server(
     socket_timeout: float = SOCKET_TIMEOUT,
     max_connections: int = MAX_CONNECTIONS,
     overload_wait: float = OVERLOAD_WAIT,
+    time_budget: float | None = budget.REQUEST_BUDGET,
 ) -> LocalServer:
     """A bound, not yet serving, HTTP server for the local API (``port=0``: any free port).
 
     Run it with ``server.serve_forever()`` (in a thread, say); stop it with
     ``server.shutdown()`` then ``server.server_close()``. ``host`` must be loopback.
+    ``time_budget``: seconds of work per request before its 504 (``msgmodel.api.budget``).
     """
-    api = LocalAPI(model, max_body_bytes=max_body_bytes)
+    api = LocalAPI(model, max_body_bytes=max_body_bytes, time_budget=time_budget)
     address = (_check_loopback(host), port)
     return LocalServer(
         address,

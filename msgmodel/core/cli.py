@@ -11,7 +11,10 @@ reading conversation files, telling their format from their content, and printin
       ``protocol.validate_request``, which reads ``model``, ``tools`` and ``thinking`` from it);
     * a JSON array of messages (checked with ``protocol.validate``);
     * JSONL: one message object per line (blank lines skipped); a violation is then reported
-      at ``FILE:LINE`` of the message it concerns.
+      at ``FILE:LINE`` of the message it concerns;
+    * a Claude Code session: lines that are not messages are counted in the ``ok`` note; a line
+      that cannot be read (not JSON, torn, too deep, a message that does not decode) is
+      reported at ``FILE:LINE`` as unreadable, as in plain JSONL.
 
     The format is told by content, never by the file name. ``--model``, ``--thinking`` and
     ``--no-tools`` set the request options for arrays and JSONL; for a request body they
@@ -24,8 +27,10 @@ reading conversation files, telling their format from their content, and printin
     cannot be read (missing, not UTF-8, not JSON, nested deeper than the JSON reader can
     follow) is the user's problem, and is reported as such on stderr in one line (and in the
     ``--json`` array with rule ``unreadable_input``); ``internal error`` is kept for bugs in
-    msgmodel. Lone surrogates (the JSON escape ``"\\ud800"`` decodes to one) are printed as
-    the escape ``\\ud800``, so the output is always UTF-8 and ``--json`` always one valid array.
+    msgmodel. An escaped lone surrogate (``"\\ud800"``) makes a file (or a JSONL line) not JSON,
+    as the API and the local server refuse it (400 ``Invalid JSON``), although Python's ``json``
+    would read it. A file name that is not UTF-8 is printed with ``\\udcXX`` escapes, so the
+    output is always UTF-8 and ``--json`` always one valid array.
 
     Exit status: 0 every file clean, 1 some file breaks a rule, 2 some file could not be read
     or checked (the worst over all files wins).
@@ -103,12 +108,26 @@ def _reject_constant(name: str) -> object:
 _TOO_DEEP: Final = "JSON nested too deeply to check (deeper than Python's recursion limit)"
 
 
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+LONE_SURROGATE: Final = "a \\u escape encodes a lone surrogate, which is not Unicode; the API answers 400 Invalid JSON"
+
+
 def _parse_json(text: str) -> object:
-    """Strict JSON (``NaN``/``Infinity`` rejected, as the API rejects them); too deep a document is a ``ValueError``."""
+    """Strict JSON, as the API reads it; too deep a document is a ``ValueError``.
+
+    ``NaN``/``Infinity`` and escaped lone surrogates (``"\\ud800"``) are refused: Python's
+    ``json`` accepts both, the API's parser (and the local server's, and ``storage``'s) refuses
+    them with 400 ``Invalid JSON``. A lone surrogate is found by encoding the parsed value, only
+    when the text holds a surrogate escape at all."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant)
+        if _SURROGATE_ESCAPE.search(text):
+            json.dumps(value, ensure_ascii=False).encode()
     except RecursionError:
         raise ValueError(_TOO_DEEP) from None
+    except UnicodeEncodeError:
+        raise ValueError(LONE_SURROGATE) from None
+    return value
 
 
 def _line_json_error(e: ValueError) -> str:
@@ -187,6 +206,8 @@ class Document:
     """The thinking mode the conversation used, when the file shows it."""
     note: str = ""
     """Said after ``ok``: what the loader left out, for instance."""
+    damaged: tuple[InputError, ...] = ()
+    """Lines left out because they could not be read (``file:line`` and why): reported, never ``ok``."""
 
     @property
     def message_count(self) -> int:
@@ -269,6 +290,9 @@ def _load_claude_code(p: Probe) -> Document:
     lines = tuple(ls[0] if ls else 0 for ls in s.message_lines)
     has_thinking = any(b.type == "thinking" for m in s.messages for b in blocks_of(m))
     kinds = sorted({k.line_type for k in s.skipped})
+    damaged = tuple(
+        InputError(f"{k.file}:{k.line}", f"line left out: {k.reason}") for k in s.skipped if k.code in _DAMAGE
+    )
     note = f"a Claude Code session; {len(s.skipped)} lines left out ({', '.join(kinds)})" if s.skipped else ""
     return Document(
         "claude-code",
@@ -277,7 +301,12 @@ def _load_claude_code(p: Probe) -> Document:
         model=s.models[-1] if s.models else None,
         thinking="enabled" if has_thinking else None,
         note=note or "a Claude Code session",
+        damaged=damaged,
     )
+
+
+_DAMAGE: Final = frozenset({"too_deep", "not_json", "torn", "not_object", "bad_message"})
+"""The ``Skipped`` codes of lines that could not be read (the others are lines that are not messages)."""
 
 
 INPUT_FORMATS: list[InputFormat] = [
@@ -462,8 +491,10 @@ def _check_one(name: str, args: argparse.Namespace, report: _Report) -> None:
         report.worsen(EXIT_UNREADABLE)
         _say(f"{shown}: {reason}", err=True)
         return
+    for damage in doc.damaged:  # a line that could not be read is the input's problem, as in plain JSONL
+        _unreadable(report, damage)
     if not violations:
-        if not args.json:
+        if not args.json and not doc.damaged:
             n = doc.message_count
             note = f"; {doc.note}" if doc.note else ""
             _say(f"{shown}: ok ({n} message{'' if n == 1 else 's'}{note})")

@@ -829,11 +829,17 @@ def _convert_messages(data: object, path: str, source: str | None) -> list[Messa
 
 def _convert_message(obj: object, path: str, source: str | None) -> Message:
     obj = _plain(obj)
-    if isinstance(obj, Message):
+    if isinstance(obj, Message):  # built elsewhere: checked as its wire form would be, then passed through
         held = obj.content
+        if obj.role not in ("user", "assistant"):
+            raise DecodeError(f"{path}.role", f"expected 'user' or 'assistant', got {obj.role!r}", source=source)
+        if not isinstance(held, (str, list)):
+            raise DecodeError(f"{path}.content", f"expected a string or a list, got {_describe(held)}", source=source)
         deep = None if isinstance(held, str) else _too_deep(held, f"{path}.content", 1)
         if deep is not None:
             raise DecodeError(deep, _TOO_DEEP, source=source)
+        for i, b in enumerate(() if isinstance(held, str) else held):
+            _convert_block(b, f"{path}.content[{i}]", source, 1)
         return obj
     if not isinstance(obj, Mapping):
         raise DecodeError(path, f"expected a message object, got {_describe(obj)}", source=source)
@@ -883,7 +889,12 @@ def _string(obj: Mapping[str, Any], key: str, path: str, source: str | None, kin
 
 
 def _convert_block(obj: object, path: str, source: str | None, depth: int) -> ContentBlock:
-    """One block at ``path``; ``depth`` is how deep a ``tool_result`` here would nest."""
+    """One block at ``path``; ``depth`` is how deep a ``tool_result`` here would nest.
+
+    A block struct is passed through (the same object) only if its wire form reads back as an
+    equal struct: msgspec does not check field types when a struct is built, and ``extra`` can hold
+    a core key (a ``content`` beside an empty result), so without this check a built struct could
+    carry what a decoded dict never can."""
     if isinstance(obj, (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, OpaqueBlock)):
         if (
             isinstance(obj, ToolResultBlock)
@@ -891,6 +902,12 @@ def _convert_block(obj: object, path: str, source: str | None, depth: int) -> Co
             and _too_deep(obj.content, path, depth + 1) is not None
         ):
             raise DecodeError(path, _TOO_DEEP, source=source)
+        try:
+            wire: object = block_to_api(obj)
+        except (TypeError, AttributeError, AssertionError):  # a field of the wrong type
+            wire = None
+        if wire is None or _convert_block(wire, path, source, depth) != obj:
+            raise DecodeError(path, "expected a block whose wire form reads back as the same block", source=source)
         return obj
     obj = _plain(obj)
     if not isinstance(obj, Mapping):

@@ -406,7 +406,14 @@ def _quoted(tags: Iterable[str]) -> str:
 
 _EXPECTED_TAGS: Final = _quoted(_kb.MESSAGE_BLOCK_TAGS)
 _EXPECTED_RESULT_TAGS: Final = _quoted(_kb.TOOL_RESULT_CONTENT_TAGS)
-_EXPECTED_THINKING: Final = _quoted(("enabled", "disabled", "adaptive"))
+_THINKING_FIELDS: Final = {
+    "adaptive": ("display",),
+    "between_tools": (),
+    "disabled": (),
+    "enabled": ("budget_tokens", "display"),
+}
+"""Each ``thinking`` variant's fields besides ``type`` (the SDK's ``ThinkingConfig*Param``)."""
+_EXPECTED_THINKING: Final = _quoted(_THINKING_FIELDS)
 
 # ---------------------------------------------------------------------------------------
 # Tables
@@ -523,8 +530,8 @@ def validate_request(body: object) -> list[Violation]:
     ``thinking`` = ``thinking.type``. A malformed body gives pydantic-style violations
     (``messages: Field required``). Our reading: the body-level fields are reported in the
     order of the SDK's ``MessageCreateParams`` (``max_tokens`` (an integer >= 0), ``messages``,
-    ``model``, ``stream`` (a boolean), ``thinking``, ``tools``), then the semantic rules. Other
-    fields (``system``, ``tool_choice``, ...) are not checked here; the local API checks the
+    ``model``, ``stream`` (a boolean), ``thinking`` (a variant, its fields), ``tools``), then the semantic rules.
+    Other fields (``system``, ``tool_choice``, ...) are not checked here; the local API checks the
     whole body with ``msgmodel.api.request.validate_body``.
     """
     if not isinstance(body, dict):
@@ -542,13 +549,13 @@ def validate_request(body: object) -> list[Violation]:
 
     model = body.get("model", _MISSING)
     model_name = model if isinstance(model, str) else None
-    tools = body.get("tools")
-    if tools is not None and not isinstance(tools, list):
+    tools = body.get("tools", [])
+    if not isinstance(tools, list):  # null too, as the server (and the SDK types) say
         tools_error: Violation | None = _v("schema_type", "tools", _NOT_LIST)
     else:
         tools_error = None
     tools_defined = isinstance(tools, list) and len(tools) > 0
-    thinking_type, thinking_error = _read_thinking(body.get("thinking"))
+    thinking_type, thinking_error = _read_thinking(body.get("thinking", _MISSING))
 
     messages = body.get("messages", _MISSING)
     if messages is _MISSING:
@@ -592,17 +599,27 @@ def check_request(body: object) -> None:
 
 
 def _read_thinking(value: object) -> tuple[str | None, Violation | None]:
-    """``thinking.type`` of a request body, or the pydantic error for a malformed ``thinking``."""
-    if value is None:
+    """``thinking.type`` of a request body, or the pydantic error for a malformed ``thinking`` (null included)."""
+    if value is _MISSING:
         return None, None
     if not isinstance(value, dict):
         return None, _v("schema_type", "thinking", _NOT_BLOCK)
     if "type" not in value:
         return None, _v("schema_required_field", "thinking", _NO_TAG)
     kind = value["type"]
-    if isinstance(kind, str) and kind in ("enabled", "disabled", "adaptive"):
-        return kind, None
-    return None, _v("schema_type", "thinking", _BAD_TAG.format(_text_of_value(kind), _EXPECTED_THINKING))
+    if not (isinstance(kind, str) and kind in _THINKING_FIELDS):
+        return None, _v("schema_type", "thinking", _BAD_TAG.format(_text_of_value(kind), _EXPECTED_THINKING))
+    at, budget, display = f"thinking.{kind}", value.get("budget_tokens", _MISSING), value.get("display")
+    if kind == "enabled" and budget is _MISSING:
+        return kind, _v("schema_required_field", f"{at}.budget_tokens", _REQUIRED)
+    if kind == "enabled" and (not isinstance(budget, int) or isinstance(budget, bool)):
+        return kind, _v("schema_type", f"{at}.budget_tokens", _NOT_INT)
+    if kind == "enabled" and budget < 1024:
+        return kind, _v("schema_type", f"{at}.budget_tokens", "Input should be greater than or equal to 1024")
+    if "display" in _THINKING_FIELDS[kind] and display not in (None, "omitted", "summarized"):
+        return kind, _v("schema_type", f"{at}.display", "Input should be 'omitted' or 'summarized'")
+    extra = next((k for k in value if k != "type" and k not in _THINKING_FIELDS[kind]), None)
+    return kind, None if extra is None else _v("schema_extra_field", f"{at}.{extra}", "Extra inputs are not permitted")
 
 
 def _as_wire(messages: object) -> object:

@@ -20,7 +20,10 @@ Writing
     a read-only file (one without any write permission bit, even for root, or one this
     process may not write). Both raise ``StorageError`` for a message JSON cannot hold: a
     lone surrogate, NaN or infinity (refused, never written as ``null``), nesting too deep
-    to encode. Passing something that is not a ``Message`` is a ``TypeError``.
+    to encode, or a value JSON would give back changed (bytes, a set, a tuple, an int key, a
+    date, an enum: msgspec would write them as text, arrays or string keys), naming its JSON
+    path. Nothing is coerced: what ``load`` returns equals what was written. Passing something
+    that is not a ``Message`` is a ``TypeError``.
 
 Reading
     ``load(path)`` returns a ``LoadResult``: the messages, and one ``LineProblem`` per line
@@ -46,9 +49,9 @@ Torn last lines
     ``load`` reports a torn tail (``result.torn``) and never raises for it, even with
     ``strict``: everything before it is exactly the acknowledged prefix. ``append`` refuses
     to write after a torn tail (it would bury the fragment mid-file); ``repair(path)`` cuts
-    it off (it was never acknowledged) and says what it cut. ``repair`` refuses a file that
-    is not JSONL (a JSON array as ``to_json`` writes it, pretty-printed JSON) instead of
-    cutting anything.
+    it off (it was never acknowledged) and says what it cut. ``repair`` refuses a file that is not JSONL
+    (a JSON array, pretty-printed JSON) instead of cutting; if the first line is damaged, the cut is
+    kept in ``<path>.torn``.
 
 Several processes
     ``append``, ``save`` and ``repair`` hold an exclusive ``flock`` on the file while they
@@ -80,7 +83,7 @@ import os
 import re
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -170,7 +173,8 @@ def _non_finite(value: object) -> float | None:
     return None
 
 
-def _encode_lines(name: str, messages: Iterable[Message]) -> bytes:
+def _encode_lines(name: str, given: Iterable[Message]) -> bytes:
+    messages = list(given)
     parts: list[bytes] = []
     for i, m in enumerate(messages):
         if not isinstance(m, Message):
@@ -195,7 +199,36 @@ def _encode_lines(name: str, messages: Iterable[Message]) -> bytes:
             )
         parts.append(line)
         parts.append(b"\n")
+    _refuse_coerced(name, parts, messages)
     return b"".join(parts)
+
+
+def _refuse_coerced(name: str, parts: list[bytes], wanted: list[Message]) -> None:
+    """``StorageError`` naming the JSON path of the first value the lines would read back changed.
+
+    msgspec writes bytes as base64, a set or tuple as an array, an int key as a string, a date or an
+    enum as text: load would return another value. One decode of the lines, compared, finds it."""
+    try:
+        back = from_json(b"[" + b",".join(parts[0::2]) + b"]") if wanted else []
+    except DecodeError as e:  # a hand-built Message whose JSON is not a message (msgspec checks no types)
+        raise StorageError(name, None, f"messages{e.path[1:]} cannot be written as JSON ({e.expected})") from None
+    if back == wanted:
+        return
+    i = next(k for k, (a, b) in enumerate(zip(back, wanted, strict=True)) if a != b)
+    here: Any = to_api([wanted[i]])[0]
+    there: Any = to_api([back[i]])[0]
+    path = f"messages[{i}]"
+    while type(here) is type(there) and isinstance(here, (dict, list)):  # down to the first difference
+        if isinstance(here, dict) and here.keys() == there.keys():
+            key = next(k for k in here if here[k] != there[k])
+            here, there, path = here[key], there[key], f"{path}.{key}"
+        elif isinstance(here, list) and len(here) == len(there):
+            k = next(k for k, (x, y) in enumerate(zip(here, there, strict=True)) if x != y)
+            here, there, path = here[k], there[k], f"{path}[{k}]"
+        else:
+            break
+    kind = f"keys {sorted(map(repr, here))[:3]}" if isinstance(here, dict) else f"a {type(here).__name__} value"
+    raise StorageError(name, None, f"{path} cannot be written as JSON as it is ({kind}: it would read back changed)")
 
 
 def _decode_line(line: bytes) -> Message:
@@ -621,26 +654,33 @@ def _refusal(kind: _TailKind, size: int) -> str:
     )
 
 
-def _refuse_non_jsonl(name: str, mm: mmap.mmap | None, view: memoryview) -> None:
-    """``StorageError`` unless the first non-blank line is a JSON object (or, unterminated, starts as one)."""
-    start, n = (len(_BOM) if bytes(view[: len(_BOM)]) == _BOM else 0), 1
+def _refuse_non_jsonl(name: str, mm: mmap.mmap | None, view: memoryview) -> bool:
+    """``StorageError`` unless the first non-blank line is a JSON object (or, unterminated, starts as one).
+
+    True for a JSONL file whose first line is damaged: it starts as an object, the next non-blank
+    line is a whole object, and the file is not one JSON value (pretty-printed JSON)."""
+    start, n, damaged = (len(_BOM) if bytes(view[: len(_BOM)]) == _BOM else 0), 1, 0  # damaged: its line
     while mm is not None and start < len(view):
         end = mm.find(b"\n", start)
         with view[start : len(view) if end < 0 else end] as line:
             first = _NON_BLANK.search(line)
             if first is not None:
-                if line[first.start()] == ord("{") and (end < 0 or _is_complete_json(line) is not False):
-                    return
-                raise StorageError(
-                    name,
-                    n,
-                    "not a JSONL session file: this first line is not one JSON object (a JSON array as to_json "
-                    "writes? pretty-printed JSON?); repair only cuts the torn last line of a JSONL file, so it "
-                    "leaves this file alone",
-                )
+                is_object = line[first.start()] == ord("{")
+                if is_object and ((end < 0 and not damaged) or (end >= 0 and _is_complete_json(line) is not False)):
+                    return damaged > 0
+                if not (is_object and not damaged and end >= 0 and _is_complete_json(view) is False):
+                    raise StorageError(
+                        name,
+                        damaged or n,
+                        "not a JSONL session file: this first line is not one JSON object (a JSON array as to_json "
+                        "writes? pretty-printed JSON?); repair only cuts the torn last line of a JSONL file, so it "
+                        "leaves this file alone",
+                    )
+                damaged = n
         if end < 0:
-            return
+            return damaged > 0
         start, n = end + 1, n + 1
+    return damaged > 0
 
 
 def repair(path: str | os.PathLike[str]) -> LineProblem | None:
@@ -649,7 +689,8 @@ def repair(path: str | os.PathLike[str]) -> LineProblem | None:
     Only an unterminated last line that is not complete JSON is cut: it is what a crash
     during ``append`` leaves and was never acknowledged. Damage elsewhere is left alone
     (``load`` reports it); nothing else is changed. A file that is not JSONL (its first
-    line is not a JSON object) is refused with ``StorageError``. Holds the file's lock.
+    line is not a JSON object) is refused with ``StorageError``; if it is damaged but the next is whole
+    (``_refuse_non_jsonl``), the cut bytes are first appended to ``<path>.torn``: nothing is lost. Holds its lock.
     """
     name = _file_name(path)
     try:
@@ -657,18 +698,26 @@ def repair(path: str | os.PathLike[str]) -> LineProblem | None:
             fd = _open_for_writing(name, os.O_RDWR)
             try:
                 with _mapped(fd) as (mm, view):
-                    _refuse_non_jsonl(name, mm, view)
+                    damaged = _refuse_non_jsonl(name, mm, view)
                     start, kind = _unterminated_tail(mm, view)
-                    size = len(view)
+                    size, cut = len(view), bytes(view[start:]) if damaged else b""
                 if kind == "deep":
                     raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
                 if kind != "torn":
                     return None
                 line = _count_lines(fd, start) + 1
+                if cut:
+                    keep = os.open(name + ".torn", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+                    try:
+                        _write_all(keep, cut)
+                        os.fsync(keep)
+                    finally:
+                        os.close(keep)
                 os.ftruncate(fd, start)
                 os.fsync(fd)
             finally:
                 os.close(fd)
     except OSError as e:
         raise _os_error(name, e, "repair") from e
-    return LineProblem(name, line, f"cut a torn last line of {size - start} bytes", torn=True)
+    kept = f"; kept in {name}.torn" if cut else ""
+    return LineProblem(name, line, f"cut a torn last line of {size - start} bytes{kept}", torn=True)

@@ -1,0 +1,141 @@
+"""How long the local API may work on one request: a per-request time budget, and regular expressions run under it.
+
+This module owns the local API's answer to "a request that would take too long". A request's work
+is bounded in size elsewhere (``schema_instance``'s step and item limits, the linear scans of the
+rule model); what size bounds cannot catch, a hostile JSON schema whose instance takes minutes to
+build, is caught here by time.
+
+``within(seconds)``
+    A context manager: the code inside runs under a deadline ``seconds`` from now (``None``: no
+    deadline). The deadline belongs to the running thread (a ``ContextVar``), so each request of
+    the threaded server has its own.
+``check(path)``
+    Raises ``BudgetExceeded`` once the deadline has passed. Long loops call it (``schema_instance``
+    calls it at every schema node); a thread cannot be stopped from outside, so the budget is
+    cooperative: the request stops at its next check, and its worker is free again.
+``search(pattern, text)``
+    ``re.search`` for a pattern a request supplied (a schema's ``pattern``). Python's ``re`` holds
+    the interpreter lock while it backtracks, and ``((x+)+)+y`` on 20 characters backtracks for
+    minutes, stalling every other request, out of reach of ``check``. So a pattern that cannot
+    backtrack much (``^[A-Z]{3}-\\d{4}$``, ``^[a-z_]+$``: see ``_repeats_if_safe``) runs here, and
+    any other runs in a child Python process (about 20 ms) killed at the deadline.
+
+The server answers ``BudgetExceeded`` with the API's 504 ``timeout_error`` (the status and error
+type of the SDK's ``GatewayTimeoutError``; the message text is ours).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Final
+
+import msgspec
+
+__all__ = ["REQUEST_BUDGET", "BudgetExceeded", "check", "search", "within"]
+
+REQUEST_BUDGET: Final = 10.0
+"""Seconds the local API may work on one request (our choice; a valid request needs milliseconds)."""
+
+_DEADLINE: ContextVar[float | None] = ContextVar("msgmodel_request_deadline", default=None)
+_CHILD_TIMEOUT: Final = 10.0
+"""A child pattern search outside any budget is still stopped after this many seconds."""
+_CHILD: Final = "import json,re,sys;p,t=json.load(sys.stdin);print(int(re.search(p,t) is not None))"
+
+
+class BudgetExceeded(Exception):
+    """The request's time budget ran out; ``path`` says where the work was (a JSON path, or a step)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"the request took longer than the local API's time budget (at {path})")
+        self.path = path
+
+
+@contextmanager
+def within(seconds: float | None) -> Iterator[None]:
+    """Run the body under a deadline ``seconds`` from now (``None``: none)."""
+    token = _DEADLINE.set(None if seconds is None else time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def check(path: str) -> None:
+    """Raise ``BudgetExceeded`` (naming ``path``) if the running request's deadline has passed."""
+    deadline = _DEADLINE.get()
+    if deadline is not None and time.monotonic() > deadline:
+        raise BudgetExceeded(path)
+
+
+_SEARCHED: Final[dict[tuple[str, str], bool]] = {}
+"""Answers of child searches, so a schema repeating a pattern pays one child per placeholder."""
+_SRE_PARSE: Final[Any] = importlib.import_module("re._parser")
+"""The parser ``re`` itself uses (``sre_parse`` is its deprecated alias); read here, never changed."""
+_ATOMS: Final = frozenset({"LITERAL", "NOT_LITERAL", "IN", "ANY", "CATEGORY"})
+_REPEATS: Final = frozenset({"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"})
+
+
+def _repeats_if_safe(items: Any) -> int | None:
+    """How many variable repeats a parsed pattern has, or None when it may backtrack badly.
+
+    Safe: atoms, groups, fixed counts of atoms (``\\d{3}``) and variable repeats of one-character
+    atoms (``[a-z]+``), none nested, no alternation, no back-reference. With at most 3 variable
+    repeats a search of 20 characters takes at most ~20 * 21**3 steps."""
+    count = 0
+    for op, arg in items:
+        name = str(op)
+        if name == "SUBPATTERN":
+            inner = _repeats_if_safe(arg[-1])
+            if inner is None:
+                return None
+            count += inner
+        elif name in _REPEATS:
+            low, high, sub = arg
+            if len(sub) != 1 or str(sub[0][0]) not in _ATOMS:
+                return None
+            count += low != high
+        elif name not in _ATOMS and name != "AT":
+            return None
+    return count
+
+
+def search(pattern: str, text: str, path: str) -> bool:
+    """Whether ``pattern`` matches somewhere in ``text``, within the budget (``re.error`` if not a pattern)."""
+    try:
+        repeats = _repeats_if_safe(_SRE_PARSE.parse(pattern).data)  # parse raises re.error like re.compile
+        if repeats is not None and repeats <= 3:
+            return re.search(pattern, text) is not None
+    except RecursionError:
+        raise re.error("the pattern nests too deeply") from None
+    known = _SEARCHED.get((pattern, text))
+    if known is not None:
+        return known
+    check(path)
+    try:
+        job = msgspec.json.encode([pattern, text])
+    except UnicodeEncodeError:  # a lone surrogate: no JSON text carries it
+        raise re.error("the pattern holds a lone surrogate") from None
+    deadline = _DEADLINE.get()
+    timeout = _CHILD_TIMEOUT if deadline is None else max(0.0, deadline - time.monotonic())
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _CHILD],
+            input=job,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:  # run() kills the child
+        raise BudgetExceeded(f"{path} (matching the pattern)") from None
+    found = done.returncode == 0 and done.stdout.strip() == b"1"  # a failing child: no match
+    if len(_SEARCHED) >= 4096:
+        _SEARCHED.clear()
+    _SEARCHED[(pattern, text)] = found
+    return found

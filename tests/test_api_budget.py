@@ -1,0 +1,151 @@
+"""Regression tests for the local API's per-request time budget and its whole-request read deadline (issue 11).
+
+Each failed on the code before its fix. Time limits here are hang guards, not performance
+assertions: the hostile inputs need seconds to minutes without the budget, and the budgets are a
+fraction of a second. Network tests use 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+
+from msgmodel.api import budget
+from msgmodel.api.schema_instance import SchemaError, instance_of
+from msgmodel.api.server import LocalServer, handle_count_tokens, handle_messages, make_server
+
+MODEL = "claude-haiku-4-5"
+HANG_GUARD = 60.0
+BODY = {"model": MODEL, "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+
+# ``anyOf`` next to 30 000 properties: every branch merges the properties again (30 000 x 10 000
+# dict entries copied, seconds of work in a 1 MB body) before it finds its branch dead.
+SLOW_SCHEMA: Any = {
+    "type": "object",
+    "properties": {f"k{i}": {"type": "string"} for i in range(30_000)},
+    "anyOf": [{"allOf": [False]}] * 10_000 + [True],
+}
+# One ``re.search`` of this on 20 characters backtracks for minutes while holding the interpreter lock.
+BACKTRACKING: Any = {"type": "string", "minLength": 20, "maxLength": 20, "pattern": "((x+)+)+y|^x{20}$"}
+
+
+def forced(schema: Any) -> bytes:
+    tools = [{"name": "t", "input_schema": schema}]
+    return msgspec.json.encode({**BODY, "tools": tools, "tool_choice": {"type": "tool", "name": "t"}})
+
+
+def as_output_format(schema: Any) -> bytes:
+    return msgspec.json.encode({**BODY, "output_config": {"format": {"type": "json_schema", "schema": schema}}})
+
+
+def assert_timeout_error(status: int, payload: Any) -> None:
+    assert status == 504, payload
+    assert payload["type"] == "error" and payload["error"]["type"] == "timeout_error"
+    assert payload["error"]["message"].startswith("Request timed out")
+
+
+def test_a_schema_whose_instance_takes_seconds_is_a_504_timeout_error_at_the_budget() -> None:
+    r = handle_messages(forced(SLOW_SCHEMA), time_budget=0.2)
+    assert_timeout_error(r.status, r.json())
+    assert r.header("x-should-retry") == "false"  # the same request times out again
+
+
+def test_the_budget_does_not_touch_a_request_that_fits_it() -> None:
+    r = handle_messages(
+        forced({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}), time_budget=5.0
+    )
+    assert r.status == 200 and r.json()["content"][0]["input"] == {"city": "city"}
+    assert handle_count_tokens(forced(SLOW_SCHEMA), time_budget=5.0).status == 200
+
+
+def test_a_backtracking_pattern_is_stopped_at_the_budget_not_after_minutes() -> None:
+    # Before, the pattern ran in-process: minutes with the interpreter lock held, every other
+    # request of the server stalled, and no timer could stop it.
+    r = handle_messages(as_output_format(BACKTRACKING), time_budget=1.0)
+    assert_timeout_error(r.status, r.json())
+    assert "pattern" in r.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "found"),
+    [
+        ("^[A-Z]{3}-\\d{4}$", "ABC-1234", True),  # linear: run in-process
+        ("^[a-z_]+$", "snake_case", True),
+        ("^(foo|bar)+$", "foobar", True),  # alternation under a repeat: run in a child process
+        ("^(foo|bar)+$", "foobaz", False),
+        ("(x+x+)+y|^x{20}$", "x" * 20, True),
+    ],
+)
+def test_a_pattern_search_answers_as_re_does_in_process_or_not(pattern: str, text: str, found: bool) -> None:
+    assert budget.search(pattern, text, "$.pattern") is found
+
+
+def test_a_pattern_is_still_read_as_a_python_regular_expression() -> None:
+    with pytest.raises(SchemaError, match=r"\$\.pattern: not a regular expression"):
+        instance_of({"type": "string", "pattern": "(unclosed"})
+    assert instance_of({"type": "string", "pattern": "^(a|b)+$", "minLength": 1}) == "a"
+
+
+# ---------------------------------------------------------------------------------------
+# Over HTTP
+# ---------------------------------------------------------------------------------------
+
+
+def serving(**kwargs: Any) -> Iterator[LocalServer]:
+    srv = make_server(0, **kwargs)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(HANG_GUARD)
+
+
+def exchange(srv: LocalServer, body: bytes) -> tuple[int, Any]:
+    head = "POST /v1/messages HTTP/1.1\r\nHost: x\r\nanthropic-version: 2023-06-01\r\nConnection: close\r\n"
+    head += f"Content-Length: {len(body)}\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=HANG_GUARD) as s:
+        s.sendall(head.encode() + body)
+        chunks = []
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+    answer = b"".join(chunks)
+    head_bytes, _, payload = answer.partition(b"\r\n\r\n")
+    return int(head_bytes.split()[1]), msgspec.json.decode(payload)
+
+
+def test_a_request_over_budget_gets_a_504_while_the_server_keeps_answering_others() -> None:
+    for srv in serving(time_budget=1.0, socket_timeout=HANG_GUARD):
+        slow: list[tuple[int, Any]] = []
+        worker = threading.Thread(target=lambda s=srv, out=slow: out.append(exchange(s, forced(SLOW_SCHEMA))))
+        worker.daemon = True
+        worker.start()
+        time.sleep(0.3)  # the slow request is being worked on
+        status, payload = exchange(srv, msgspec.json.encode(BODY))
+        assert status == 200 and payload["type"] == "message"
+        worker.join(HANG_GUARD)
+        assert slow, "the slow request got no answer"
+        assert_timeout_error(*slow[0])
+
+
+def test_headers_trickled_a_byte_at_a_time_are_cut_off_after_one_timeout_in_all() -> None:
+    # Only each recv had a timeout: a header byte every 0.3 s kept a 1 s timeout from ever firing.
+    for srv in serving(socket_timeout=1.0):
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=HANG_GUARD) as s:
+            s.sendall(b"POST /v1/messages HTTP/1.1\r\nX-Slow: ")
+            try:
+                for _ in range(10):  # 3 s of trickle: three times the timeout
+                    time.sleep(0.3)
+                    s.sendall(b"a")
+            except OSError:  # the server hung up, as it should
+                pass
+            s.settimeout(2.0)
+            assert s.recv(65536) == b""  # closed by the server; before, the recv timed out instead
