@@ -106,8 +106,6 @@ def _reject_constant(name: str) -> object:
 
 
 _TOO_DEEP: Final = "JSON nested too deeply to check (deeper than Python's recursion limit)"
-
-
 _SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 LONE_SURROGATE: Final = "a \\u escape encodes a lone surrogate, which is not Unicode; the API answers 400 Invalid JSON"
 
@@ -305,8 +303,7 @@ def _load_claude_code(p: Probe) -> Document:
     )
 
 
-_DAMAGE: Final = frozenset({"too_deep", "not_json", "torn", "not_object", "bad_message"})
-"""The ``Skipped`` codes of lines that could not be read (the others are lines that are not messages)."""
+_DAMAGE: Final = frozenset({"too_deep", "not_json", "torn", "not_object", "bad_message"})  # unreadable lines
 
 
 INPUT_FORMATS: list[InputFormat] = [

@@ -219,14 +219,10 @@ def _refuse_coerced(name: str, parts: list[bytes], wanted: list[Message]) -> Non
     there: Any = to_api([back[i]])[0]
     path = f"messages[{i}]"
     while type(here) is type(there) and isinstance(here, (dict, list)):  # down to the first difference
-        if isinstance(here, dict) and here.keys() == there.keys():
-            key = next(k for k in here if here[k] != there[k])
-            here, there, path = here[key], there[key], f"{path}.{key}"
-        elif isinstance(here, list) and len(here) == len(there):
-            k = next(k for k, (x, y) in enumerate(zip(here, there, strict=True)) if x != y)
-            here, there, path = here[k], there[k], f"{path}[{k}]"
-        else:
+        if (here.keys() != there.keys()) if isinstance(here, dict) else (len(here) != len(there)):
             break
+        k = next(k for k in (here if isinstance(here, dict) else range(len(here))) if here[k] != there[k])
+        here, there, path = here[k], there[k], f"{path}.{k}" if isinstance(here, dict) else f"{path}[{k}]"
     kind = f"keys {sorted(map(repr, here))[:3]}" if isinstance(here, dict) else f"a {type(here).__name__} value"
     raise StorageError(name, None, f"{path} cannot be written as JSON as it is ({kind}: it would read back changed)")
 
