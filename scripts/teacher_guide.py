@@ -46,18 +46,26 @@ DEMOS: dict[str, str] = {
 
 
 def lesson_plan(route: Route) -> str:
-    """The lesson-plan table: the core route's chapters with their live demo, then the time left."""
+    """The lesson-plan table: each chapter of the core route, its live demo and its clock (minutes from the start).
+
+    Then the time left for questions and the exit ticket, and the total.
+    """
     missing = [c.chapter for c in route.chapters if c.chapter not in DEMOS]
     if missing:
         raise ValueError(f"no live demo chosen for chapter(s) {', '.join(missing)}: add them to DEMOS")
-    lines = ["| # | chapter | core sections | run live | min |", "|---|---|---|---|---:|"]
+    lines = ["| # | chapter | core sections | run live | min | clock |", "|---|---|---|---|---:|---:|"]
+    start = 0.0
     for c in route.chapters:
-        lines.append(f"| {c.chapter} | {c.title} | {' · '.join(c.sections)} | {DEMOS[c.chapter]} | {c.minutes} |")
+        clock = f"{start:.0f}–{start + c.minutes:.0f}"
+        start += c.minutes
+        lines.append(
+            f"| {c.chapter} | {c.title} | {' · '.join(c.sections)} | {DEMOS[c.chapter]} | {c.minutes} | {clock} |"
+        )
     spare = round(LESSON_MINUTES - route.total, 1)
     if spare < 0:
         raise ValueError(f"the core route takes {route.total} min, more than the {LESSON_MINUTES}-minute lesson")
-    lines.append(f"| | questions and the exit ticket | | | {spare} |")
-    lines.append(f"| | **total** | | | **{LESSON_MINUTES}** |")
+    lines.append(f"| | questions and the exit ticket | | | {spare} | {start:.0f}–{LESSON_MINUTES} |")
+    lines.append(f"| | **total** | | | **{LESSON_MINUTES}** | |")
     return "\n".join(lines)
 
 

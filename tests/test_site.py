@@ -193,3 +193,11 @@ def test_a_link_to_a_module_file_opens_its_source_page(pages: dict[Path, Page], 
     links = pages[site / "index.html"].links
     assert "_modules/msgmodel/core/message.html" in links, links
     assert not any("_downloads/" in u and u.endswith("message.py") for u in links)
+
+
+def test_the_cheat_sheet_errors_wrap_on_the_site(site: Path) -> None:
+    """The verbatim 400s of the cheat sheet are ```text blocks: on the site they wrap instead of scrolling sideways."""
+    page = (site / "docs" / "cheatsheet.html").read_text(encoding="utf-8")
+    assert 'class="highlight-text' in page and "_static/msgmodel.css" in page
+    css = (site / "_static" / "msgmodel.css").read_text(encoding="utf-8")
+    assert re.search(r"div\.highlight-text pre\s*\{[^}]*white-space:\s*pre-wrap", css), css

@@ -87,6 +87,12 @@ def test_the_lesson_plan_agrees_with_the_core_route() -> None:
     assert float(spare[4]) == round(90 - route.total, 1) >= 0
     assert total[4] == "**90**"
     assert round(sum(float(r[4]) for r in chapters) + float(spare[4]), 1) == 90
+    clocks = [tuple(int(x) for x in r[5].split("–")) for r in [*chapters, spare]]
+    assert clocks[0][0] == 0 and clocks[-1][1] == 90, "the clock runs from minute 0 to minute 90"
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(clocks)), "each part starts when the one before ends"
+    assert all(abs(b - a - float(r[4])) <= 1 for (a, b), r in zip(clocks, [*chapters, spare], strict=True)), (
+        "clock matches min"
+    )
 
 
 def test_the_quiz_answers_match_quiz() -> None:

@@ -73,6 +73,8 @@ html_theme = "furo"
 html_copy_source = False  # no _sources/ copies: search snippets come from the pages themselves
 html_show_sphinx = False
 html_last_updated_fmt = None
+html_static_path = ["_static"]  # docs/site/_static: one stylesheet of ours (msgmodel.css)
+html_css_files = ["msgmodel.css"]
 language = "en"
 
 # Warnings are errors (sphinx-build -W). One kind is suppressed: ``myst.header``, a heading level that
