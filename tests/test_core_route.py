@@ -63,6 +63,14 @@ def test_minutes_and_sections_count_core_cells_only(tmp_path: Path) -> None:
     assert "| 09 | A sample | What · How | 1.0 |" in route.markdown()
 
 
+def test_a_core_cell_that_opens_two_sections_names_both(tmp_path: Path) -> None:
+    # Regression: chapters 05-07 open "What" and "Why" in one core cell, and the route named only "Why".
+    two = SAMPLE.replace("# ## What\n#\n# one two three four", "# ## What\n#\n# one two\n#\n# ## Why\n#\n# three four")
+    (tmp_path / "09_sample.py").write_text(two)
+    (ch,) = core_route(tmp_path).chapters
+    assert ch.sections == ("What", "Why", "How")
+
+
 @pytest.mark.skipif(importlib.util.find_spec("jupytext") is None, reason="jupytext is what builds the notebooks")
 @pytest.mark.parametrize("path", sorted(SRC.glob("[0-9][0-9]_*.py")), ids=lambda p: p.stem)
 def test_read_cells_agrees_with_jupytext_on_every_chapter(path: Path) -> None:

@@ -93,12 +93,14 @@ def _chapter_route(path: Path) -> ChapterRoute:
     sections: list[str] = []
     words = code = 0
     for c in cells:
+        headed: list[str] = []  # every section this cell opens, not only its last
         if c.cell_type == "markdown":
             for line in c.source.splitlines():
                 if line.startswith("# ") and title == path.stem:
                     title = re.sub(r"^\d\d\s*·\s*", "", line[2:].strip())  # "00 · Start here" -> "Start here"
                 elif line.startswith("## "):
                     section = line[3:].strip()
+                    headed.append(section)
         if "core" not in c.tags:
             continue
         if c.cell_type == "markdown":
@@ -107,8 +109,9 @@ def _chapter_route(path: Path) -> ChapterRoute:
             code += 1
         else:
             continue
-        if section and section not in sections:
-            sections.append(section)
+        for name in headed or [section]:
+            if name and name not in sections:
+                sections.append(name)
     return ChapterRoute(path.stem[:2], title, tuple(sections), words, code)
 
 

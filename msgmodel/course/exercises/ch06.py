@@ -88,9 +88,9 @@ QUIZ: Final[tuple[QuizItem, ...]] = (
             "400: Expected `thinking` or `redacted_thinking`, but found `text`. …",
         ),
         answer="400: Expected `thinking` or `redacted_thinking`, but found `text`. …",
-        explain="The thinking_required rule: that message must start with its thinking block (Q2).",
+        explain="The thinking_required rule: that message must start with its thinking block (I2).",
         hints={
-            "200: thinking blocks are optional": "Not while thinking is enabled and a tool loop is open (Q2).",
+            "200: thinking blocks are optional": "Not while thinking is enabled and a tool loop is open (I2).",
             "400: Invalid `signature` in `thinking` block": "No signature was sent at all; what is missing?",
         },
     ),
@@ -103,8 +103,8 @@ QUIZ: Final[tuple[QuizItem, ...]] = (
             "assert_never works only with enums",
         ),
         answer="The base class is open: mypy cannot rule out another subclass",
-        explain="Only a closed union (Text | ToolUse) leaves Never after the last case (Q3).",
-        hints={"mypy does not understand match": "It narrows the union version of the same match fine (Q3)."},
+        explain="Only a closed union (Text | ToolUse) leaves Never after the last case (I3).",
+        hints={"mypy does not understand match": "It narrows the union version of the same match fine (I3)."},
     ),
     QuizItem(
         prompt="A trimmed history begins with a user message holding only tool_result blocks. A port of "
