@@ -10,18 +10,17 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 import pytest
+from serving import HANG_GUARD, serving
 
 from msgmodel.api import budget
 from msgmodel.api.schema_instance import SchemaError, instance_of
-from msgmodel.api.server import LocalServer, handle_count_tokens, handle_messages, make_server
+from msgmodel.api.server import LocalServer, handle_count_tokens, handle_messages
 
 MODEL = "claude-haiku-4-5"
-HANG_GUARD = 60.0
 BODY = {"model": MODEL, "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
 
 # ``anyOf`` next to 30 000 properties: every branch merges the properties again (30 000 x 10 000
@@ -95,18 +94,6 @@ def test_a_pattern_is_still_read_as_a_python_regular_expression() -> None:
 # ---------------------------------------------------------------------------------------
 # Over HTTP
 # ---------------------------------------------------------------------------------------
-
-
-def serving(**kwargs: Any) -> Iterator[LocalServer]:
-    srv = make_server(0, **kwargs)
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(HANG_GUARD)
 
 
 def exchange(srv: LocalServer, body: bytes) -> tuple[int, Any]:

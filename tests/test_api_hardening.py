@@ -19,15 +19,15 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from serving import HANG_GUARD, serving
 
 from msgmodel.api.demo_tools import demo_registry
 from msgmodel.api.scripted import RuleModel, _search_for
-from msgmodel.api.server import LocalServer, handle_messages, make_server
+from msgmodel.api.server import LocalServer, handle_messages
 from msgmodel.core.tools import tools_param
 
 MODEL = "claude-haiku-4-5"
 TOOLS: Any = tools_param(demo_registry())
-HANG_GUARD = 60.0
 
 
 def answer_within_guard(request: dict[str, Any]) -> Any:
@@ -100,18 +100,6 @@ def test_a_deeply_nested_body_is_a_400_invalid_request_error(body: bytes) -> Non
 # ---------------------------------------------------------------------------------------
 # 17. Sockets: timeouts, a connection cap, quiet disconnects, strict Content-Length
 # ---------------------------------------------------------------------------------------
-
-
-def serving(**kwargs: Any) -> Iterator[LocalServer]:
-    srv = make_server(0, **kwargs)
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(HANG_GUARD)
 
 
 @pytest.fixture
