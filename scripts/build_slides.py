@@ -48,6 +48,7 @@ SLIDE_PX = 720  # estimated content height of one slide (the deck is 800 px tall
 OUTPUT_PX = 560  # an output taller than this scrolls in its own box (the template's max-height)
 OUTPUT_WIDTH = 110  # characters per line of a text output
 HTML_ROWS = re.compile(r"<(?:tr|li|br|p|h[1-6]|pre)\b|class=\"mm-msg", re.I)
+HEADING = re.compile(r"\s*#{1,6} ")
 SETUP_LINE = re.compile(r"(?:import |from \S+ import |#|$)")
 
 
@@ -71,9 +72,9 @@ def fold_label(source: str) -> str | None:
     """The summary a code cell shows collapsed, or None to show the code: long cells and setup-only cells."""
     lines = source.splitlines()
     if len(lines) > FOLD_LINES:
-        return f"▸ code, {len(lines)} lines (click to show)"
+        return f"code, {len(lines)} lines (click to show)"
     if lines and all(SETUP_LINE.match(line.strip()) for line in lines):
-        return f"▸ setup: imports, {len(lines)} lines (click to show)"
+        return f"setup: imports, {len(lines)} lines (click to show)"
     return None
 
 
@@ -102,15 +103,15 @@ def markdown_blocks(source: str) -> list[str]:
 
 
 def markdown_pages(source: str) -> list[str]:
-    """``source`` as the text of consecutive slides: a cell of at most ``MD_LINES`` screen lines stays whole;
-    a longer one starts a page at each ``###`` (or deeper) heading and wherever a page would run over."""
-    if screen_lines(source) <= MD_LINES:
-        return [source]
+    """``source`` as the text of consecutive slides. A ``###`` (or deeper) heading starts a page, as it
+    starts a subslide at the top of a cell, unless the page so far holds only headings ("## How" stays
+    with its first section); a page that would run over ``MD_LINES`` screen lines ends at a paragraph."""
     pages: list[list[str]] = [[]]
     for block in markdown_blocks(source):
-        used = sum(screen_lines(b) + 1 for b in pages[-1])
-        heading = re.match(r"#{3,6} ", block)
-        if pages[-1] and (used + screen_lines(block) > MD_LINES or (heading and used > 4)):
+        page = pages[-1]
+        used = sum(screen_lines(b) + 1 for b in page)
+        prose = any(not HEADING.match(b) for b in page)
+        if page and ((re.match(r"#{3,6} ", block) and prose) or used + screen_lines(block) > MD_LINES):
             pages.append([])
         pages[-1].append(block)
     return ["\n\n".join(p) for p in pages]
@@ -134,7 +135,7 @@ def output_px(output: nbformat.NotebookNode) -> int:
 def cell_px(cell: nbformat.NotebookNode) -> int:
     """A rough height of ``cell`` on a slide, as ``fit_to_screen`` left it."""
     if cell.cell_type == "markdown":
-        return 30 * screen_lines(cell.source) + 28 * len(re.findall(r"^#+ ", cell.source, re.M)) + 16
+        return 25 * screen_lines(cell.source) + 28 * len(re.findall(r"^#+ ", cell.source, re.M)) + 16
     code = 40 if cell.metadata.get("slide_fold") else 22 * len(cell.source.splitlines()) + 30
     return code + sum(output_px(o) for o in cell.get("outputs", []))
 
@@ -159,6 +160,7 @@ def fit_to_screen(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 if n:
                     piece["id"] = f"{cell.get('id', 'cell')}-{n}"
                     piece.metadata["slideshow"] = {"slide_type": "subslide"}
+                    piece.metadata["slide_keep"] = True
                 cells.append(piece)
         else:
             cells.append(cell)
@@ -168,6 +170,9 @@ def fit_to_screen(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if kind == "skip":
             continue
         px = cell_px(cell)
+        if kind == "subslide" and cell.metadata.pop("slide_keep", None) is None and not HEADING.match(cell.source):
+            kind = "-"  # a break by line count (build_notebooks): on the deck, the estimated height decides
+            cell.metadata["slideshow"] = {"slide_type": kind}
         if kind in ("-", "fragment") and used and used + px > SLIDE_PX:
             cell.metadata["slideshow"] = {"slide_type": "subslide"}
             used = 0

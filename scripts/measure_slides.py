@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +74,7 @@ def chromium() -> Iterator[Any]:
             b.close()
 
 
-def measure_deck(page: Any, deck: Path, shots: set[str] = frozenset()) -> list[Slide]:  # type: ignore[assignment]
+def measure_deck(page: Any, deck: Path, shots: Collection[str] = ()) -> list[Slide]:
     """Every slide of ``deck`` with its content height; screenshots of the slides named in ``shots`` ("h.v")."""
     page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
     page.goto(deck.as_uri())
