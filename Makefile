@@ -51,7 +51,8 @@ bench: venv
 # no error outputs, widgets render and respond; screenshots in build/screenshots/. Uses Debian's
 # chromium, installed with apt when /usr/bin/chromium is missing (CI runs as root); never
 # downloads a browser.
-# (The cheat sheet's PDF and the slides, static and live with RISE, are among them.)
+# (The cheat sheet's PDF and the slides, static and live with RISE, are among them; tests/ui/test_slide_fit.py
+# holds every static slide within the 1280×800 screen: `python scripts/measure_slides.py` prints the heights.)
 CHROMIUM_DEB = @if [ ! -x /usr/bin/chromium ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi

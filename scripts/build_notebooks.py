@@ -37,7 +37,9 @@ BUDGET_S = 10.0
 NAV_MARK = "<!--NAVIGATION-->"
 CONTENTS = "00_start_here.ipynb"
 CORE_TAG = "core"
-SLIDE_LINES = 24  # source lines on one slide before the next core cell without a heading starts a subslide
+SLIDE_LINES = 24  # screen lines on one slide before the next core cell without a heading starts a subslide
+CODE_LINES = 15  # a longer code cell starts a subslide of its own
+PROSE_WIDTH = 100  # characters of markdown per screen line on a slide
 
 
 @dataclass(frozen=True)
@@ -87,26 +89,35 @@ def nav_cell(text: str) -> nbformat.NotebookNode:
     return cell
 
 
+def screen_lines(cell: nbformat.NotebookNode) -> int:
+    """The lines ``cell``'s source takes on a slide: code line for line, markdown wrapped at ``PROSE_WIDTH``."""
+    lines = cell.source.splitlines()
+    if cell.cell_type != "markdown":
+        return len(lines)
+    return sum(max(1, -(-len(line) // PROSE_WIDTH)) for line in lines)
+
+
 def slide_types(cells: list[nbformat.NotebookNode]) -> list[str]:
     """The slide type of each cell: the core path is the deck, everything else is skipped.
 
     A core markdown cell whose first line is a ``#`` or ``##`` heading starts a slide, one with a
     deeper heading a subslide (reveal.js: down, not right). Other core cells continue the slide
-    (``"-"``), unless the slide already holds ``SLIDE_LINES`` source lines: then they start a
-    subslide. The first core cell always starts a slide. Cells without the ``core`` tag
-    (navigation, side tracks, exercises) are ``"skip"``.
+    (``"-"``), unless the slide would then hold more than ``SLIDE_LINES`` screen lines (a markdown
+    line wraps every ``PROSE_WIDTH`` characters), or the cell is code longer than ``CODE_LINES``
+    lines: then they start a subslide. The first core cell always starts a slide. Cells without
+    the ``core`` tag (navigation, side tracks, exercises) are ``"skip"``.
     """
     out: list[str] = []
-    lines: int | None = None  # source lines on the current slide; None before the first slide
+    lines: int | None = None  # screen lines on the current slide; None before the first slide
     for cell in cells:
-        size = len(cell.source.splitlines())
+        size = screen_lines(cell)
         if CORE_TAG not in cell.metadata.get("tags", ()):
             out.append("skip")
             continue
         heading = re.match(r"(#{1,6}) ", cell.source.lstrip()) if cell.cell_type == "markdown" else None
         if lines is None or (heading and len(heading.group(1)) <= 2):
             kind = "slide"
-        elif heading or lines + size > SLIDE_LINES:
+        elif heading or lines + size > SLIDE_LINES or (cell.cell_type == "code" and size > CODE_LINES):
             kind = "subslide"
         else:
             kind = "-"

@@ -8,6 +8,12 @@ from ``build/slides/reveal.js/``, copied from the npm package that ``slides/pack
 (``make slides`` runs ``npm ci`` first), and drops nbconvert's jQuery, RequireJS, MathJax, Mermaid
 and widget-manager tags, which would come from a CDN. Widgets show their static HTML fallback.
 
+Fitted to a 1280×800 screen (``fit_to_screen``, on the deck's copy of the notebook; the committed
+notebook and its prose are untouched): a code cell longer than ``FOLD_LINES`` lines, or one that
+only imports, shows collapsed (``<details>``, one click away); a long markdown cell is cut into
+subslides at its ``###`` headings and, failing those, between paragraphs; an output taller than
+the screen scrolls in its own box. ``scripts/measure_slides.py`` measures every slide's height.
+
     python scripts/build_slides.py          # every chapter
     python scripts/build_slides.py 01 04    # some chapters (by number prefix)
 
@@ -18,6 +24,7 @@ speaker notes, ``f`` full screen.
 from __future__ import annotations
 
 import argparse
+import copy
 import re
 import shutil
 import sys
@@ -34,6 +41,15 @@ TEMPLATE = ROOT / "slides" / "template" / "msgmodel_slides.html.j2"
 REVEAL_PACKAGE = ROOT / "slides" / "node_modules" / "reveal.js"
 REVEAL_DIR = "reveal.js"  # next to the slides, as the template's reveal_url_prefix
 REVEAL_FILES = ("dist", "plugin/notes", "LICENSE")
+FOLD_LINES = 15  # a code cell longer than this shows collapsed on its slide
+MD_LINES = 24  # screen lines of markdown on one slide before the rest of the cell goes to a subslide
+MD_WIDTH = 100  # characters per screen line of prose at the deck's size
+SLIDE_PX = 720  # estimated content height of one slide (the deck is 800 px tall) before a cell starts a subslide
+OUTPUT_PX = 560  # an output taller than this scrolls in its own box (the template's max-height)
+OUTPUT_WIDTH = 110  # characters per line of a text output
+HTML_ROWS = re.compile(r"<(?:tr|li|br|p|h[1-6]|pre)\b|class=\"mm-msg", re.I)
+HEADING = re.compile(r"\s*#{1,6} ")
+SETUP_LINE = re.compile(r"(?:import |from \S+ import |#|$)")
 
 
 def exporter() -> SlidesExporter:
@@ -50,6 +66,119 @@ def exporter() -> SlidesExporter:
     ex = SlidesExporter(config=c)
     ex.template_file = TEMPLATE.name  # after construction: the reveal template's conf.json resets it
     return ex
+
+
+def fold_label(source: str) -> str | None:
+    """The summary a code cell shows collapsed, or None to show the code: long cells and setup-only cells."""
+    lines = source.splitlines()
+    if len(lines) > FOLD_LINES:
+        return f"code, {len(lines)} lines (click to show)"
+    if lines and all(SETUP_LINE.match(line.strip()) for line in lines):
+        return f"setup: imports, {len(lines)} lines (click to show)"
+    return None
+
+
+def screen_lines(text: str) -> int:
+    """How many lines ``text`` (markdown) takes on a slide, its long lines wrapped at ``MD_WIDTH``."""
+    return sum(max(1, -(-len(line) // MD_WIDTH)) for line in text.splitlines())
+
+
+def markdown_blocks(source: str) -> list[str]:
+    """``source`` cut between paragraphs (blank lines), never inside a fenced code block."""
+    blocks: list[str] = []
+    current: list[str] = []
+    fenced = False
+    for line in source.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if current:
+                blocks.append("\n".join(current))
+                current = []
+            continue
+        current.append(line)
+    if current:
+        blocks.append("\n".join(current))
+    return blocks
+
+
+def markdown_pages(source: str) -> list[str]:
+    """``source`` as the text of consecutive slides. A ``###`` (or deeper) heading starts a page, as it
+    starts a subslide at the top of a cell, unless the page so far holds only headings ("## How" stays
+    with its first section); a page that would run over ``MD_LINES`` screen lines ends at a paragraph."""
+    pages: list[list[str]] = [[]]
+    for block in markdown_blocks(source):
+        page = pages[-1]
+        used = sum(screen_lines(b) + 1 for b in page)
+        prose = any(not HEADING.match(b) for b in page)
+        if page and ((re.match(r"#{3,6} ", block) and prose) or used + screen_lines(block) > MD_LINES):
+            pages.append([])
+        pages[-1].append(block)
+    return ["\n\n".join(p) for p in pages]
+
+
+def output_px(output: nbformat.NotebookNode) -> int:
+    """A rough height of one output on a slide, at most ``OUTPUT_PX`` (taller ones scroll in their box)."""
+    if output.get("output_type") == "stream":
+        px = 20 * sum(max(1, -(-len(line) // OUTPUT_WIDTH)) for line in str(output.get("text", "")).splitlines())
+    elif output.get("output_type") == "error":
+        px = 20 * len(output.get("traceback", []))
+    else:
+        data = output.get("data", {})
+        if "text/html" in data:
+            px = 20 * len(HTML_ROWS.findall(str(data["text/html"]))) + 40
+        else:
+            px = 20 * len(str(data.get("text/plain", "")).splitlines())
+    return min(OUTPUT_PX, px) + 16
+
+
+def cell_px(cell: nbformat.NotebookNode) -> int:
+    """A rough height of ``cell`` on a slide, as ``fit_to_screen`` left it."""
+    if cell.cell_type == "markdown":
+        return 25 * screen_lines(cell.source) + 28 * len(re.findall(r"^#+ ", cell.source, re.M)) + 16
+    code = 40 if cell.metadata.get("slide_fold") else 22 * len(cell.source.splitlines()) + 30
+    return code + sum(output_px(o) for o in cell.get("outputs", []))
+
+
+def fit_to_screen(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The deck's copy of ``nb``: long markdown cells cut into subslides, long or setup-only code marked to fold."""
+    nb = copy.deepcopy(nb)
+    cells = []
+    for cell in nb.cells:
+        kind = cell.metadata.get("slideshow", {}).get("slide_type", "-")
+        if kind == "skip":
+            cells.append(cell)
+        elif cell.cell_type == "code":
+            label = fold_label(cell.source)
+            if label:
+                cell.metadata["slide_fold"] = label
+            cells.append(cell)
+        elif cell.cell_type == "markdown":
+            for n, page in enumerate(markdown_pages(cell.source)):
+                piece = copy.deepcopy(cell)
+                piece.source = page
+                if n:
+                    piece["id"] = f"{cell.get('id', 'cell')}-{n}"
+                    piece.metadata["slideshow"] = {"slide_type": "subslide"}
+                    piece.metadata["slide_keep"] = True
+                cells.append(piece)
+        else:
+            cells.append(cell)
+    used = 0  # estimated height of the slide so far
+    for cell in cells:
+        kind = cell.metadata.get("slideshow", {}).get("slide_type", "-")
+        if kind == "skip":
+            continue
+        px = cell_px(cell)
+        if kind == "subslide" and cell.metadata.pop("slide_keep", None) is None and not HEADING.match(cell.source):
+            kind = "-"  # a break by line count (build_notebooks): on the deck, the estimated height decides
+            cell.metadata["slideshow"] = {"slide_type": kind}
+        if kind in ("-", "fragment") and used and used + px > SLIDE_PX:
+            cell.metadata["slideshow"] = {"slide_type": "subslide"}
+            used = 0
+        used = px if kind in ("slide", "subslide") else used + px
+    nb.cells = cells
+    return nb
 
 
 def slide_count(nb: nbformat.NotebookNode) -> int:
@@ -89,7 +218,7 @@ def build(only: list[str] | None = None, out: Path = OUT) -> dict[str, int]:
     for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
         if only and not any(path.stem.startswith(p) for p in only):
             continue
-        nb = nbformat.read(path, as_version=4)
+        nb = fit_to_screen(nbformat.read(path, as_version=4))
         page, _ = ex.from_notebook_node(nb, resources={"metadata": {"name": path.stem}})
         remote = remote_resources(page)
         if remote:

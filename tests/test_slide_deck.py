@@ -101,3 +101,55 @@ def test_restamping_refuses_a_notebook_whose_cells_changed() -> None:
     built = nbformat.v4.new_notebook(cells=[cell("markdown", "# T"), cell("code", "x = 1")])
     assert not build_notebooks.restamp_slides(built, fresh)
     assert all("slideshow" not in c.metadata for c in built.cells)
+
+
+def test_a_long_code_cell_starts_a_subslide_and_prose_counts_its_wrapped_lines() -> None:
+    long_code = "\n".join(["y = 2"] * (build_notebooks.CODE_LINES + 1))
+    short_code = "\n".join(["y = 2"] * build_notebooks.CODE_LINES)
+    cells = [cell("markdown", "# T"), cell("code", long_code), cell("markdown", "# U"), cell("code", short_code)]
+    assert build_notebooks.slide_types(cells) == ["slide", "subslide", "slide", "-"]
+    # one source line of prose wider than the slide takes several screen lines
+    wide = "word " * (build_notebooks.PROSE_WIDTH * build_notebooks.SLIDE_LINES // 5)
+    assert build_notebooks.slide_types([cell("markdown", "# T"), cell("markdown", wide)]) == ["slide", "subslide"]
+
+
+def test_long_and_setup_only_code_folds_on_the_deck() -> None:
+    assert build_slides.fold_label("\n".join(["x = 1"] * (build_slides.FOLD_LINES + 1))) is not None
+    assert build_slides.fold_label("x = 1\nprint(x)") is None
+    assert build_slides.fold_label("import json\n\nfrom msgmodel import user_text  # the constructor") is not None
+    assert build_slides.fold_label("import json\nprint(json.dumps(1))") is None
+
+
+def test_markdown_pages_cut_at_sections_and_long_prose_and_lose_no_text() -> None:
+    para = "word " * 150  # several screen lines
+    source = "\n\n".join(["## How", "### 1. First", para, "```python\nx = 1\n\ny = 2\n```", "### 2. Second", para])
+    pages = build_slides.markdown_pages(source)
+    assert pages[0].startswith("## How\n\n### 1. First"), "a heading-only page stays with its first section"
+    assert any(p.startswith("### 2. Second") for p in pages)
+    assert all("```python\nx = 1\n\ny = 2\n```" in p for p in pages if "```" in p), "a fence was cut"
+    assert [b for p in pages for b in build_slides.markdown_blocks(p)] == build_slides.markdown_blocks(source)
+    long = "\n\n".join(["### A"] + [f"paragraph {n}: " + "word " * 60 for n in range(20)])
+    assert len(build_slides.markdown_pages(long)) > 1
+    assert all(build_slides.screen_lines(p) <= build_slides.MD_LINES for p in build_slides.markdown_pages(long))
+    assert build_slides.markdown_pages("short text") == ["short text"]
+
+
+@pytest.mark.parametrize("ch", CHAPTERS, ids=[c.stem for c in CHAPTERS])
+def test_fitting_a_chapter_to_the_screen_keeps_its_core_path(ch: build_notebooks.Chapter) -> None:
+    nb = nbformat.read(build_notebooks.NOTEBOOKS / ch.ipynb, as_version=4)
+    fitted = build_slides.fit_to_screen(nb)
+
+    def shown(n: nbformat.NotebookNode) -> list[tuple[str, str]]:
+        out = []
+        for c in n.cells:
+            if c.metadata["slideshow"]["slide_type"] != "skip":
+                blocks = build_slides.markdown_blocks(c.source) if c.cell_type == "markdown" else [c.source]
+                out += [(c.cell_type, b) for b in blocks]
+        return out
+
+    assert shown(fitted) == shown(nb), "the deck shows other text than the core path"
+    assert [c.metadata["slideshow"]["slide_type"] for c in fitted.cells].count("slide") == [
+        c.metadata["slideshow"]["slide_type"] for c in nb.cells
+    ].count("slide"), "fitting moved a slide (a ## section) boundary"
+    assert len({c["id"] for c in fitted.cells}) == len(fitted.cells)
+    assert "slide_fold" not in str([c.metadata for c in nb.cells]), "the committed notebook was changed"
