@@ -7,9 +7,14 @@ fraction of a second. Network tests use 127.0.0.1 only.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -136,3 +141,25 @@ def test_headers_trickled_a_byte_at_a_time_are_cut_off_after_one_timeout_in_all(
                 pass
             s.settimeout(2.0)
             assert s.recv(65536) == b""  # closed by the server; before, the recv timed out instead
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the child through Linux's /proc")
+def test_a_pattern_child_ends_by_itself_when_the_server_is_killed_mid_search() -> None:
+    # Before, the child was stopped only by its parent at the deadline: a server stopped mid-request
+    # (Ctrl-C, SIGKILL) left it backtracking for minutes as an orphan. Now its CPU-time limit ends it.
+    search = "from msgmodel.api import budget\nwith budget.within(1.0):\n budget.search('((x+)+)+y', 'x' * 30, '$')"
+    server = subprocess.Popen([sys.executable, "-c", search], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children")
+    until = time.monotonic() + HANG_GUARD
+    while not children.read_text().split() and time.monotonic() < until:
+        time.sleep(0.05)
+    (child,) = map(int, children.read_text().split())
+    server.kill()
+    server.wait()
+    until = time.monotonic() + 60  # the child's CPU limit (2 s) under a loaded machine; minutes before
+    while Path(f"/proc/{child}").exists() and time.monotonic() < until:
+        time.sleep(0.1)
+    alive = Path(f"/proc/{child}").exists() and "Z" not in Path(f"/proc/{child}/stat").read_text().split()[2]
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    assert not alive

@@ -27,6 +27,7 @@ type of the SDK's ``GatewayTimeoutError``; the message text is ours).
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import subprocess
 import sys
@@ -46,7 +47,15 @@ REQUEST_BUDGET: Final = 10.0
 _DEADLINE: ContextVar[float | None] = ContextVar("msgmodel_request_deadline", default=None)
 _CHILD_TIMEOUT: Final = 10.0
 """A child pattern search outside any budget is still stopped after this many seconds."""
-_CHILD: Final = "import json,re,sys;p,t=json.load(sys.stdin);print(int(re.search(p,t) is not None))"
+_CHILD: Final = (
+    "import json,re,sys\n"
+    "p,t,cpu=json.load(sys.stdin)\n"
+    "try:\n import resource;resource.setrlimit(resource.RLIMIT_CPU,(cpu,cpu))\n"
+    "except (ImportError,ValueError,OSError):\n pass\n"
+    "print(int(re.search(p,t) is not None))"
+)
+"""The child's program. Its CPU-time limit ends it even when the server that would kill it at the
+deadline is gone (stopped by Ctrl-C mid-request): without it, an orphan backtracked for minutes."""
 
 
 class BudgetExceeded(Exception):
@@ -118,12 +127,12 @@ def search(pattern: str, text: str, path: str) -> bool:
     if known is not None:
         return known
     check(path)
-    try:
-        job = msgspec.json.encode([pattern, text])
-    except UnicodeEncodeError:  # a lone surrogate: no JSON text carries it
-        raise re.error("the pattern holds a lone surrogate") from None
     deadline = _DEADLINE.get()
     timeout = _CHILD_TIMEOUT if deadline is None else max(0.0, deadline - time.monotonic())
+    try:
+        job = msgspec.json.encode([pattern, text, math.ceil(timeout) + 1])
+    except UnicodeEncodeError:  # a lone surrogate: no JSON text carries it
+        raise re.error("the pattern holds a lone surrogate") from None
     try:
         done = subprocess.run(
             [sys.executable, "-I", "-S", "-c", _CHILD],
