@@ -49,11 +49,14 @@ MAX_STEPS: Final = 20_000
 MAX_ITEMS: Final = 1_000
 """A ``minItems`` / ``minProperties`` above this is refused."""
 MAX_LENGTH: Final = 100_000
+"""A ``minLength`` above this is refused."""
 PATTERN_PROBE_MAX: Final = 20
 """A ``pattern`` is tried only on placeholders of at most this many characters: the request's own
 regular expression runs here, and a backtracking one (``(x+x+)+y``) doubles its time with every
 character, so a longer probe could stall the server."""
-"""A ``minLength`` above this is refused."""
+PATTERN_MAX_LENGTH: Final = 10_000
+"""A longer ``pattern`` is refused (our limit): Python reads a pattern in the server's own process,
+and one of 4 million characters took 12 s and 680 MB there, past the time budget."""
 
 _FORMATS: Final[Mapping[str, str]] = {
     "date": "2024-01-01",
@@ -355,6 +358,10 @@ def _string(schema: Mapping[str, Any], path: str, *, key: str | None, variant: i
         base = f"{base}{variant}" if fmt not in _FORMATS else base
     candidates = [base, *(c for c in ("string", "a", "0", "") if c != base)]
     pattern = schema.get("pattern")
+    if isinstance(pattern, str) and len(pattern) > PATTERN_MAX_LENGTH:
+        raise SchemaError(
+            f"{path}.pattern", f"this generator reads patterns of at most {PATTERN_MAX_LENGTH} characters"
+        )
     if pattern is not None and least > PATTERN_PROBE_MAX:
         raise SchemaError(
             f"{path}.pattern",
