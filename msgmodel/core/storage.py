@@ -218,7 +218,7 @@ def _refuse_coerced(name: str, parts: list[bytes], wanted: list[Message]) -> Non
     here: Any = to_api([wanted[i]])[0]
     there: Any = to_api([back[i]])[0]
     path = f"messages[{i}]"
-    while type(here) is type(there) and isinstance(here, (dict, list)):  # down to the first difference
+    while here != there and type(here) is type(there) and isinstance(here, (dict, list)):  # to the 1st difference
         if (here.keys() != there.keys()) if isinstance(here, dict) else (len(here) != len(there)):
             break
         k = next(k for k in (here if isinstance(here, dict) else range(len(here))) if here[k] != there[k])
