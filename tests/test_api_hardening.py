@@ -290,11 +290,16 @@ def test_a_torn_tail_behind_a_damaged_first_line_is_repaired_into_a_sidecar(tmp_
     p.write_bytes(b'{"role":"user","content":"a"\n{"role":"user","content":"b"}\n{"role":"us')
     cut = storage.repair(p)
     assert cut is not None and cut.line == 3 and cut.reason.endswith(f"; kept in {p}.torn")
-    assert (tmp_path / "stuck.jsonl.torn").read_bytes() == b'{"role":"us'
+    assert (tmp_path / "stuck.jsonl.torn").read_bytes() == b'{"role":"us\n'
     assert p.read_bytes() == b'{"role":"user","content":"a"\n{"role":"user","content":"b"}\n'
     storage.append(p, [user_text("x")])
     loaded = storage.load(p)
     assert [m.content for m in loaded.messages] == ["b", "x"] and [q.line for q in loaded.problems] == [1]
+    # A second crash and repair: before, its cut was glued to the first ({"role":"us{"role":"assist).
+    with p.open("ab") as f:
+        f.write(b'{"role":"assist')
+    assert storage.repair(p) is not None
+    assert (tmp_path / "stuck.jsonl.torn").read_bytes().splitlines() == [b'{"role":"us', b'{"role":"assist']
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,7 @@ Torn last lines
     to write after a torn tail (it would bury the fragment mid-file); ``repair(path)`` cuts
     it off (it was never acknowledged) and says what it cut. ``repair`` refuses a file that is not JSONL
     (a JSON array, pretty-printed JSON) instead of cutting; if the first line is damaged, the cut is
-    kept in ``<path>.torn``.
+    kept in ``<path>.torn`` (one line per cut).
 
 Several processes
     ``append``, ``save`` and ``repair`` hold an exclusive ``flock`` on the file while they
@@ -705,7 +705,7 @@ def repair(path: str | os.PathLike[str]) -> LineProblem | None:
                 if cut:
                     keep = os.open(name + ".torn", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
                     try:
-                        _write_all(keep, cut)
+                        _write_all(keep, cut + b"\n")  # one line per cut: two repairs stay apart
                         os.fsync(keep)
                     finally:
                         os.close(keep)
