@@ -168,7 +168,7 @@ def test_a_pattern_child_ends_by_itself_when_the_server_is_killed_mid_search() -
 def test_a_pattern_of_millions_of_characters_is_refused_before_python_reads_it() -> None:
     # Before, a pattern read as safe (an alternation of one-character atoms, then literals) was
     # parsed and compiled in the server's process: 4 million characters took 12 s and 680 MB there,
-    # past any time budget; this one matched "" and was answered after seconds.
+    # past any time budget; this one ran 2.3 s past a 0.5 s budget, as the parse has no check.
     refused = pytest.raises(SchemaError, match=r"\$\.pattern: this generator reads patterns of at most")
     with refused, budget.within(0.5):
         instance_of({"type": "string", "pattern": "(a|b)*|" + "c" * 1_000_000})
