@@ -24,6 +24,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Final
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "docs" / "site"
@@ -87,6 +88,19 @@ def page_patterns() -> list[str]:
     return patterns
 
 
+STAGED: Final = ".staged-by-build-site"
+"""The marker file ``stage`` leaves in the source tree it lays out (Sphinx reads no page from it)."""
+
+
+def refuse_foreign(path: Path, *markers: str) -> None:
+    """``SystemExit`` unless ``path`` is absent, empty, or holds one of ``markers`` (a tree this script made).
+
+    The build empties its output and staging directories first; ``--out docs`` or ``--out ~/www``
+    would otherwise delete a folder of the user's (``docs/``, or ``docs-src/`` beside it)."""
+    if path.is_dir() and any(path.iterdir()) and not any((path / m).is_file() for m in markers):
+        raise SystemExit(f"refusing to empty {path}: it is not a directory this script built (no {markers[0]})")
+
+
 def stage(src: Path) -> None:
     """Lay out the Sphinx source tree ``src``: the repository, the root page, the API pages.
 
@@ -94,9 +108,11 @@ def stage(src: Path) -> None:
     symlinked page to its real path, and its relative links would then point outside the source tree.
     Everything else is a symlink, so a link to ``../msgmodel/core/compact.py`` finds the file.
     """
+    refuse_foreign(src, STAGED, "api/msgmodel.core.message.rst")  # or one staged before the marker
     if src.exists():
         shutil.rmtree(src)
     src.mkdir(parents=True)
+    (src / STAGED).touch()
     pages = {p for pattern in page_patterns() for p in ROOT.glob(pattern) if p.is_file()}
     page_dirs = {p.parent for p in pages} - {ROOT}
     for entry in sorted(ROOT.iterdir()):
@@ -127,6 +143,7 @@ def build(out: Path = SITE, *, fresh: bool = False, quiet: bool = True) -> None:
 
     src = out.parent / f"{out.name}-src"
     doctrees = out.parent / f"{out.name}-doctrees"
+    refuse_foreign(out, ".buildinfo")  # Sphinx's own file at the root of every HTML build
     stage(src)
     if out.exists():  # no page of a removed document stays behind (the doctrees keep the build incremental)
         shutil.rmtree(out)

@@ -7,9 +7,14 @@ fraction of a second. Network tests use 127.0.0.1 only.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -136,3 +141,60 @@ def test_headers_trickled_a_byte_at_a_time_are_cut_off_after_one_timeout_in_all(
                 pass
             s.settimeout(2.0)
             assert s.recv(65536) == b""  # closed by the server; before, the recv timed out instead
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the child through Linux's /proc")
+def test_a_pattern_child_ends_by_itself_when_the_server_is_killed_mid_search() -> None:
+    # Before, the child was stopped only by its parent at the deadline: a server stopped mid-request
+    # (Ctrl-C, SIGKILL) left it backtracking for minutes as an orphan. Now its CPU-time limit ends it.
+    search = "from msgmodel.api import budget\nwith budget.within(1.0):\n budget.search('((x+)+)+y', 'x' * 30, '$')"
+    server = subprocess.Popen([sys.executable, "-c", search], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children")
+    until = time.monotonic() + HANG_GUARD
+    while not children.read_text().split() and time.monotonic() < until:
+        time.sleep(0.05)
+    (child,) = map(int, children.read_text().split())
+    server.kill()
+    server.wait()
+    until = time.monotonic() + 60  # the child's CPU limit (2 s) under a loaded machine; minutes before
+    while Path(f"/proc/{child}").exists() and time.monotonic() < until:
+        time.sleep(0.1)
+    alive = Path(f"/proc/{child}").exists() and "Z" not in Path(f"/proc/{child}/stat").read_text().split()[2]
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    assert not alive
+
+
+def test_a_pattern_of_millions_of_characters_is_refused_before_python_reads_it() -> None:
+    # Before, a pattern read as safe (an alternation of one-character atoms, then literals) was
+    # parsed and compiled in the server's process: 4 million characters took 12 s and 680 MB there,
+    # past any time budget; this one ran 2.3 s past a 0.5 s budget, as the parse has no check.
+    refused = pytest.raises(SchemaError, match=r"\$\.pattern: this generator reads patterns of at most")
+    with refused, budget.within(0.5):
+        instance_of({"type": "string", "pattern": "(a|b)*|" + "c" * 1_000_000})
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "found"),
+    [("^(asc|desc)$", "desc", True), ("^(GET|POST|PUT)$", "string", False), ("^(foo|ba[rz])-[0-9]+$", "baz-12", True)],
+)
+def test_an_alternation_of_words_is_searched_in_process_not_in_a_child(
+    monkeypatch: pytest.MonkeyPatch, pattern: str, text: str, found: bool
+) -> None:
+    # Before, any alternation of more than single characters took a child process (20 ms or
+    # more each, up to five per pattern, one per placeholder tried): a schema of 300 such
+    # enum-like patterns took seconds, and 16 such requests at once held both cores for 10 s.
+    def no_child(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a child process was started")
+
+    monkeypatch.setattr(budget.subprocess, "run", no_child)
+    assert budget.search(pattern, text, "$.pattern") is found
+
+
+def test_an_alternation_that_may_backtrack_badly_still_takes_a_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[Any] = []
+    real = budget.subprocess.run
+    monkeypatch.setattr(budget.subprocess, "run", lambda *a, **k: started.append(a) or real(*a, **k))
+    assert budget.search("(a|a)" * 20 + "b", "a" * 20, "$.pattern") is False  # 2**20 ways at each position
+    assert budget.search("(a|aa)+b", "a" * 20, "$.pattern") is False  # a repeated group
+    assert len(started) == 2

@@ -7,6 +7,7 @@ milliseconds. Network tests use 127.0.0.1 only.
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import struct
@@ -290,11 +291,16 @@ def test_a_torn_tail_behind_a_damaged_first_line_is_repaired_into_a_sidecar(tmp_
     p.write_bytes(b'{"role":"user","content":"a"\n{"role":"user","content":"b"}\n{"role":"us')
     cut = storage.repair(p)
     assert cut is not None and cut.line == 3 and cut.reason.endswith(f"; kept in {p}.torn")
-    assert (tmp_path / "stuck.jsonl.torn").read_bytes() == b'{"role":"us'
+    assert (tmp_path / "stuck.jsonl.torn").read_bytes() == b'{"role":"us\n'
     assert p.read_bytes() == b'{"role":"user","content":"a"\n{"role":"user","content":"b"}\n'
     storage.append(p, [user_text("x")])
     loaded = storage.load(p)
     assert [m.content for m in loaded.messages] == ["b", "x"] and [q.line for q in loaded.problems] == [1]
+    # A second crash and repair: before, its cut was glued to the first ({"role":"us{"role":"assist).
+    with p.open("ab") as f:
+        f.write(b'{"role":"assist')
+    assert storage.repair(p) is not None
+    assert (tmp_path / "stuck.jsonl.torn").read_bytes().splitlines() == [b'{"role":"us', b'{"role":"assist']
 
 
 @pytest.mark.parametrize(
@@ -362,3 +368,31 @@ def test_check_and_the_server_agree_on_escaped_surrogates(tmp_path: Any, text: s
     r = handle_messages(body.encode())
     server_refuses = r.status == 400 and r.json()["error"]["message"].startswith("Invalid JSON")
     assert (check_refuses, server_refuses) == (lone, lone), text
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_repair_refuses_a_fifo_sidecar_instead_of_waiting_for_a_reader(tmp_path: Any) -> None:
+    # Before, repair opened <path>.torn for writing with a blocking open: a FIFO there (no reader)
+    # held repair, and the file's exclusive lock, forever.
+    from msgmodel.core import storage
+
+    p = tmp_path / "stuck.jsonl"
+    text = b'{"role":"user","content":"a"\n{"role":"user","content":"b"}\n{"role":"us'
+    p.write_bytes(text)
+    os.mkfifo(tmp_path / "stuck.jsonl.torn")
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(storage.repair(p))
+        except storage.StorageError as e:
+            outcome.append(e)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(10)  # a hang guard: the refusal takes milliseconds
+    if worker.is_alive():  # release the blocked open so the thread ends
+        os.close(os.open(tmp_path / "stuck.jsonl.torn", os.O_RDONLY | os.O_NONBLOCK))
+        worker.join(HANG_GUARD)
+    assert len(outcome) == 1 and isinstance(outcome[0], storage.StorageError) and "FIFO" in str(outcome[0])
+    assert p.read_bytes() == text

@@ -73,6 +73,11 @@ def test_check_and_the_server_refuse_the_same_body_fields(body: dict[str, Any]) 
     assert core.keys() == server.keys(), (core, server)
     for field, texts in core.items():
         assert texts[0] in server[field], (field, texts, server[field])
+    budget = [
+        [str(v) for v in found if v.rule == "thinking_budget"]
+        for found in (validate_request(body), validate_body(body))
+    ]
+    assert budget[0] == budget[1], budget
 
 
 def test_the_disagreements_found_are_fixed() -> None:
@@ -88,3 +93,14 @@ def test_the_disagreements_found_are_fixed() -> None:
         body = {**base, **extra}
         assert [str(v) for v in validate_request(body)][:1] == [str(v) for v in validate_body(body)][:1] != []
     assert validate_request({**base, "thinking": {"type": "between_tools"}}) == []
+
+
+def test_check_refuses_a_thinking_budget_not_below_max_tokens_as_the_server_does() -> None:
+    # check passed these (the rule has no field path, so the field comparison above missed it);
+    # the server answers 400 "`max_tokens` must be greater than `thinking.budget_tokens`".
+    base = {"model": MODELS[0], "messages": [{"role": "user", "content": "hi"}]}
+    for max_tokens, budget in ((1024, 1024), (1500, 4096), (2048, 2**70)):
+        body = {**base, "max_tokens": max_tokens, "thinking": {"type": "enabled", "budget_tokens": budget}}
+        assert [str(v) for v in validate_request(body)] == [str(v) for v in validate_body(body)] != []
+    tools = {"tools": [TOOL], "max_tokens": 1024, "thinking": {"type": "enabled", "budget_tokens": 4096}}
+    assert validate_request({**base, **tools}) == validate_body({**base, **tools}) == []  # interleaved: allowed

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from msgmodel.api.schema_instance import MAX_ITEMS, MAX_STEPS, SchemaError, instance_of
+from msgmodel.api.schema_instance import MAX_CHARS, MAX_ITEMS, MAX_STEPS, SchemaError, instance_of
 
 _FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 
@@ -241,3 +241,15 @@ def test_a_wide_and_deep_schema_stops_at_the_step_budget() -> None:
     with pytest.raises(SchemaError, match=str(MAX_STEPS)):
         instance_of(layer)
     assert MAX_ITEMS >= 100
+
+
+def test_an_instance_holds_a_bounded_number_of_characters_in_all() -> None:
+    # Before, each string was bounded (MAX_LENGTH) but not their sum: six arrays of 1 000 strings of
+    # 100 000 characters (a schema of 828 bytes) were built, 1.7 GB, for a forced tool call.
+    strings = {"type": "array", "minItems": MAX_ITEMS, "items": {"type": "string", "minLength": 100_000}}
+    with pytest.raises(SchemaError, match=rf"more than {MAX_CHARS} characters"):
+        instance_of({"type": "object", "properties": {"a": strings}, "required": ["a"]})
+    one = instance_of({"type": "object", "properties": {"a": {"type": "string", "minLength": 100_000}}})
+    assert one == {} or len(one["a"]) == 100_000
+    fits = {"type": "array", "minItems": 9, "items": {"type": "string", "minLength": 100_000}}
+    assert sum(map(len, instance_of(fits))) == 900_000

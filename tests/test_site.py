@@ -201,3 +201,21 @@ def test_the_cheat_sheet_errors_wrap_on_the_site(site: Path) -> None:
     assert 'class="highlight-text' in page and "_static/msgmodel.css" in page
     css = (site / "_static" / "msgmodel.css").read_text(encoding="utf-8")
     assert re.search(r"div\.highlight-text pre\s*\{[^}]*white-space:\s*pre-wrap", css), css
+
+
+@pytest.mark.parametrize("which", ["out", "beside"])
+def test_the_build_refuses_to_empty_a_folder_it_did_not_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    # Before, build() emptied whatever --out named (and "<out>-src" beside it) with shutil.rmtree:
+    # `python scripts/build_site.py --out docs` deleted the repository's docs/.
+    import sphinx.cmd.build
+
+    ran: list[list[str]] = []
+    monkeypatch.setattr(sphinx.cmd.build, "build_main", lambda args: ran.append(args) or 0)
+    mine = tmp_path / ("www" if which == "out" else "www-src")
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    with pytest.raises(SystemExit, match="refusing to empty"):
+        build_site.build(tmp_path / "www")
+    assert (mine / "notes.txt").read_text() == "mine" and not ran

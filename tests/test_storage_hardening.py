@@ -411,3 +411,13 @@ def test_a_nul_in_the_path_is_a_storage_error(tmp_path: Path) -> None:
             call(bad)
     with pytest.raises(StorageError, match="NUL"), storage.lock(bad):
         pass
+
+
+@pytest.mark.parametrize("extra", [{"text": "y"}, {"type": "image"}, {}])
+def test_a_block_whose_extra_would_be_dropped_is_a_storage_error_not_a_stop_iteration(path: Path, extra: Any) -> None:
+    # Before, an extra repeating a core key (dropped from the wire form) or an empty extra (read back
+    # as None) differed only in the struct, so the walk down the wire forms found no difference and
+    # save raised a bare StopIteration.
+    with pytest.raises(StorageError, match=r"messages\[0\]"):
+        storage.save(path, [assistant_msg([TextBlock("x", extra=extra)])])
+    assert not path.exists()

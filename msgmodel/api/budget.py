@@ -17,7 +17,7 @@ build, is caught here by time.
     ``re.search`` for a pattern a request supplied (a schema's ``pattern``). Python's ``re`` holds
     the interpreter lock while it backtracks, and ``((x+)+)+y`` on 20 characters backtracks for
     minutes, stalling every other request, out of reach of ``check``. So a pattern that cannot
-    backtrack much (``^[A-Z]{3}-\\d{4}$``, ``^[a-z_]+$``: see ``_repeats_if_safe``) runs here, and
+    backtrack much (``^[A-Z]{3}-\\d{4}$``, ``^[a-z_]+$``: see ``_ways_if_safe``) runs here, and
     any other runs in a child Python process (about 20 ms) killed at the deadline.
 
 The server answers ``BudgetExceeded`` with the API's 504 ``timeout_error`` (the status and error
@@ -27,6 +27,7 @@ type of the SDK's ``GatewayTimeoutError``; the message text is ours).
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import subprocess
 import sys
@@ -46,7 +47,15 @@ REQUEST_BUDGET: Final = 10.0
 _DEADLINE: ContextVar[float | None] = ContextVar("msgmodel_request_deadline", default=None)
 _CHILD_TIMEOUT: Final = 10.0
 """A child pattern search outside any budget is still stopped after this many seconds."""
-_CHILD: Final = "import json,re,sys;p,t=json.load(sys.stdin);print(int(re.search(p,t) is not None))"
+_CHILD: Final = (
+    "import json,re,sys\n"
+    "p,t,cpu=json.load(sys.stdin)\n"
+    "try:\n import resource;resource.setrlimit(resource.RLIMIT_CPU,(cpu,cpu))\n"
+    "except (ImportError,ValueError,OSError):\n pass\n"
+    "print(int(re.search(p,t) is not None))"
+)
+"""The child's program. Its CPU-time limit ends it even when the server that would kill it at the
+deadline is gone (stopped by Ctrl-C mid-request): without it, an orphan backtracked for minutes."""
 
 
 class BudgetExceeded(Exception):
@@ -82,35 +91,39 @@ _ATOMS: Final = frozenset({"LITERAL", "NOT_LITERAL", "IN", "ANY", "CATEGORY"})
 _REPEATS: Final = frozenset({"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"})
 
 
-def _repeats_if_safe(items: Any) -> int | None:
-    """How many variable repeats a parsed pattern has, or None when it may backtrack badly.
+_WAYS: Final = 21
+"""The ways a variable repeat of one character can match a placeholder of at most 20 characters."""
 
-    Safe: atoms, groups, fixed counts of atoms (``\\d{3}``) and variable repeats of one-character
-    atoms (``[a-z]+``), none nested, no alternation, no back-reference. With at most 3 variable
-    repeats a search of 20 characters takes at most ~20 * 21**3 steps."""
-    count = 0
+
+def _ways_if_safe(items: Any) -> int | None:
+    """At most how many ways a parsed pattern can match at one position, or None when it may backtrack badly.
+
+    Safe: atoms, groups, fixed counts of atoms (``\\d{3}``), variable repeats of one-character atoms
+    (``[a-z]+``: 21 ways on 20 characters), alternations (``^(asc|desc)$``: their branches' ways
+    added); a sequence multiplies its parts' ways. Never safe: a repeated group, a back-reference, a
+    look-around. Up to 21**3 ways, a search of 20 characters takes at most ~20 * 21**3 steps."""
+    total = 1
     for op, arg in items:
         name = str(op)
+        ways: int | None = 1 if name in _ATOMS or name == "AT" else None
         if name == "SUBPATTERN":
-            inner = _repeats_if_safe(arg[-1])
-            if inner is None:
-                return None
-            count += inner
+            ways = _ways_if_safe(arg[-1])
+        elif name == "BRANCH":
+            branches = [_ways_if_safe(b) for b in arg[1]]
+            ways = None if None in branches else sum(w or 0 for w in branches)
         elif name in _REPEATS:
             low, high, sub = arg
-            if len(sub) != 1 or str(sub[0][0]) not in _ATOMS:
-                return None
-            count += low != high
-        elif name not in _ATOMS and name != "AT":
+            ways = None if len(sub) != 1 or str(sub[0][0]) not in _ATOMS else (1 if low == high else _WAYS)
+        if ways is None or total * ways > _WAYS**3:
             return None
-    return count
+        total *= ways
+    return total
 
 
 def search(pattern: str, text: str, path: str) -> bool:
     """Whether ``pattern`` matches somewhere in ``text``, within the budget (``re.error`` if not a pattern)."""
     try:
-        repeats = _repeats_if_safe(_SRE_PARSE.parse(pattern).data)  # parse raises re.error like re.compile
-        if repeats is not None and repeats <= 3:
+        if _ways_if_safe(_SRE_PARSE.parse(pattern).data) is not None:  # parse raises re.error like re.compile
             return re.search(pattern, text) is not None
     except RecursionError:
         raise re.error("the pattern nests too deeply") from None
@@ -118,12 +131,12 @@ def search(pattern: str, text: str, path: str) -> bool:
     if known is not None:
         return known
     check(path)
-    try:
-        job = msgspec.json.encode([pattern, text])
-    except UnicodeEncodeError:  # a lone surrogate: no JSON text carries it
-        raise re.error("the pattern holds a lone surrogate") from None
     deadline = _DEADLINE.get()
     timeout = _CHILD_TIMEOUT if deadline is None else max(0.0, deadline - time.monotonic())
+    try:
+        job = msgspec.json.encode([pattern, text, math.ceil(timeout) + 1])
+    except UnicodeEncodeError:  # a lone surrogate: no JSON text carries it
+        raise re.error("the pattern holds a lone surrogate") from None
     try:
         done = subprocess.run(
             [sys.executable, "-I", "-S", "-c", _CHILD],

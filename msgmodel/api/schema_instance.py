@@ -25,7 +25,7 @@ What it does not
     another branch too. A schema it cannot serve raises ``SchemaError`` naming the JSON path
     inside the schema (``$.properties.tags.minItems: ...``), never a bare KeyError or
     RecursionError: work is bounded (``MAX_STEPS`` schema nodes, ``MAX_ITEMS`` items,
-    ``MAX_LENGTH`` characters per string), so a hostile schema costs bounded memory; under a
+    ``MAX_LENGTH`` characters per string, ``MAX_CHARS`` in all), so a hostile schema costs bounded memory; under a
     request's time budget (``msgmodel.api.budget``) every node and every ``pattern`` search is
     checked against the deadline, and ``BudgetExceeded`` stops the walk.
 
@@ -42,18 +42,24 @@ from typing import Any, Final
 
 from msgmodel.api import budget
 
-__all__ = ["MAX_ITEMS", "MAX_LENGTH", "MAX_STEPS", "SchemaError", "instance_of"]
+__all__ = ["MAX_CHARS", "MAX_ITEMS", "MAX_LENGTH", "MAX_STEPS", "SchemaError", "instance_of"]
 
 MAX_STEPS: Final = 20_000
 """At most this many schema nodes are visited for one instance."""
 MAX_ITEMS: Final = 1_000
 """A ``minItems`` / ``minProperties`` above this is refused."""
 MAX_LENGTH: Final = 100_000
+"""A ``minLength`` above this is refused."""
+MAX_CHARS: Final = 1_000_000
+"""The strings of one instance hold at most this many characters in all (our limit): before, 1 000
+strings of ``MAX_LENGTH`` in each of 6 arrays took 1.7 GB for a request of 828 bytes."""
 PATTERN_PROBE_MAX: Final = 20
 """A ``pattern`` is tried only on placeholders of at most this many characters: the request's own
 regular expression runs here, and a backtracking one (``(x+x+)+y``) doubles its time with every
 character, so a longer probe could stall the server."""
-"""A ``minLength`` above this is refused."""
+PATTERN_MAX_LENGTH: Final = 10_000
+"""A longer ``pattern`` is refused (our limit): Python reads a pattern in the server's own process,
+and one of 4 million characters took 12 s and 680 MB there, past the time budget."""
 
 _FORMATS: Final[Mapping[str, str]] = {
     "date": "2024-01-01",
@@ -105,6 +111,7 @@ class _Generator:
     def __init__(self, root: object) -> None:
         self.root = root
         self.steps = 0
+        self.chars = 0
         self.refs: list[str] = []
 
     # -- the walk ---------------------------------------------------------------------------
@@ -140,7 +147,11 @@ class _Generator:
             case "array":
                 return self._array(schema, path, key=key, variant=variant)
             case "string":
-                return _string(schema, path, key=key, variant=variant)
+                text = _string(schema, path, key=key, variant=variant)
+                self.chars += len(text)
+                if self.chars > MAX_CHARS:
+                    raise SchemaError(path, f"the instance would hold more than {MAX_CHARS} characters of strings")
+                return text
             case "integer":
                 return _number(schema, path, integer=True, variant=variant)
             case "number":
@@ -355,6 +366,10 @@ def _string(schema: Mapping[str, Any], path: str, *, key: str | None, variant: i
         base = f"{base}{variant}" if fmt not in _FORMATS else base
     candidates = [base, *(c for c in ("string", "a", "0", "") if c != base)]
     pattern = schema.get("pattern")
+    if isinstance(pattern, str) and len(pattern) > PATTERN_MAX_LENGTH:
+        raise SchemaError(
+            f"{path}.pattern", f"this generator reads patterns of at most {PATTERN_MAX_LENGTH} characters"
+        )
     if pattern is not None and least > PATTERN_PROBE_MAX:
         raise SchemaError(
             f"{path}.pattern",

@@ -32,7 +32,7 @@ Rule ids
     ``trailing_whitespace``, ``tool_result_role``, ``tool_use_role``, ``thinking_order``,
     ``thinking_signature`` (empty), ``thinking_required``, ``dangling_tool_use``,
     ``tool_use_not_last``, ``tool_result_first``, ``orphan_tool_result``, ``duplicate_tool_use_id``,
-    ``duplicate_tool_result``.
+    ``duplicate_tool_result``, ``thinking_budget`` (``max_tokens`` not above an enabled budget, no tools).
 
 How the checks run (api-rules.md section 1.5)
     1. Schema and per-block checks, in document order.
@@ -221,6 +221,7 @@ RULES: Final[tuple[str, ...]] = (
     "orphan_tool_result",
     "duplicate_tool_use_id",
     "duplicate_tool_result",
+    "thinking_budget",
 )
 """Every rule id ``validate`` can report."""
 
@@ -550,10 +551,7 @@ def validate_request(body: object) -> list[Violation]:
     model = body.get("model", _MISSING)
     model_name = model if isinstance(model, str) else None
     tools = body.get("tools", [])
-    if not isinstance(tools, list):  # null too, as the server (and the SDK types) say
-        tools_error: Violation | None = _v("schema_type", "tools", _NOT_LIST)
-    else:
-        tools_error = None
+    tools_error = None if isinstance(tools, list) else _v("schema_type", "tools", _NOT_LIST)  # null too, as the server
     tools_defined = isinstance(tools, list) and len(tools) > 0
     thinking_type, thinking_error = _read_thinking(body.get("thinking", _MISSING))
 
@@ -567,11 +565,13 @@ def validate_request(body: object) -> list[Violation]:
         schema.append(_v("schema_required_field", "model", _REQUIRED))
     elif model_name is None:
         schema.append(_v("schema_type", "model", _NOT_STR))
-    stream = body.get("stream", _MISSING)
-    if stream is not _MISSING and not isinstance(stream, bool):  # null too, as the server (and the SDK types) say
+    if (stream := body.get("stream", _MISSING)) is not _MISSING and not isinstance(stream, bool):  # null too
         schema.append(_v("schema_type", "stream", _NOT_BOOL))
     if thinking_error is not None:
         schema.append(thinking_error)
+    budget = body["thinking"]["budget_tokens"] if thinking_type == "enabled" and thinking_error is None else None
+    if budget is not None and not tools_defined and isinstance(max_tokens, int) and budget >= max_tokens > 0:
+        semantic.append(_v("thinking_budget", "", "`max_tokens` must be greater than `thinking.budget_tokens`"))
     if tools_error is not None:
         schema.append(tools_error)
     return schema + semantic

@@ -40,18 +40,16 @@ Reading
     device such as ``/dev/zero``, a FIFO or a socket is refused with ``StorageError``.
 
 Torn last lines
-    A last line without its ``\\n`` is *torn* only if its bytes are not complete JSON: that
-    is what an interrupted write leaves. A complete message that merely lacks its ``\\n``
-    (a hand edit) loads, and ``append`` adds the newline first (after any complete JSON
-    object: one that is not a message stays what it was, damage). A complete JSON value
-    that is not a message is damage like any other bad line (``strict`` raises for it);
-    after one that is not even an object (a JSON array) ``append`` refuses to write.
-    ``load`` reports a torn tail (``result.torn``) and never raises for it, even with
-    ``strict``: everything before it is exactly the acknowledged prefix. ``append`` refuses
-    to write after a torn tail (it would bury the fragment mid-file); ``repair(path)`` cuts
-    it off (it was never acknowledged) and says what it cut. ``repair`` refuses a file that is not JSONL
-    (a JSON array, pretty-printed JSON) instead of cutting; if the first line is damaged, the cut is
-    kept in ``<path>.torn``.
+    A last line without its ``\\n`` is *torn* only if its bytes are not complete JSON: that is what an interrupted
+    write leaves. A complete message that merely lacks its ``\\n`` (a hand edit) loads, and ``append`` adds the
+    newline first (after any complete JSON object: one that is not a message stays what it was, damage). A complete
+    JSON value that is not a message is damage like any other bad line (``strict`` raises for it); after one that is
+    not even an object (a JSON array) ``append`` refuses to write. ``load`` reports a torn tail (``result.torn``) and
+    never raises for it, even with ``strict``: everything before it is exactly the acknowledged prefix. ``append``
+    refuses to write after a torn tail (it would bury the fragment mid-file); ``repair(path)`` cuts it off (it was
+    never acknowledged) and says what it cut. ``repair`` refuses a file that is not JSONL (a JSON array,
+    pretty-printed JSON) instead of cutting; if the first line is damaged, the cut is kept in ``<path>.torn`` (one
+    line per cut).
 
 Several processes
     ``append``, ``save`` and ``repair`` hold an exclusive ``flock`` on the file while they
@@ -218,7 +216,7 @@ def _refuse_coerced(name: str, parts: list[bytes], wanted: list[Message]) -> Non
     here: Any = to_api([wanted[i]])[0]
     there: Any = to_api([back[i]])[0]
     path = f"messages[{i}]"
-    while type(here) is type(there) and isinstance(here, (dict, list)):  # down to the first difference
+    while here != there and type(here) is type(there) and isinstance(here, (dict, list)):  # to the 1st difference
         if (here.keys() != there.keys()) if isinstance(here, dict) else (len(here) != len(there)):
             break
         k = next(k for k in (here if isinstance(here, dict) else range(len(here))) if here[k] != there[k])
@@ -703,12 +701,14 @@ def repair(path: str | os.PathLike[str]) -> LineProblem | None:
                     return None
                 line = _count_lines(fd, start) + 1
                 if cut:
-                    keep = os.open(name + ".torn", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+                    out = files.open_regular(
+                        f"{name}.torn", os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600
+                    )
                     try:
-                        _write_all(keep, cut)
-                        os.fsync(keep)
+                        _write_all(out, cut + b"\n")  # one line per cut: two repairs stay apart
+                        os.fsync(out)
                     finally:
-                        os.close(keep)
+                        os.close(out)
                 os.ftruncate(fd, start)
                 os.fsync(fd)
             finally:
