@@ -6,6 +6,7 @@ Concurrency and the seeded fuzz run live in ``test_storage_concurrency.py`` and 
 from __future__ import annotations
 
 import datetime
+import enum
 import json
 import math
 import os
@@ -260,6 +261,14 @@ def test_save_works_for_names_up_to_the_name_limit(tmp_path: Path, name: str) ->
 # ---------------------------------------------------------------------------------------
 
 
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Level(enum.IntEnum):
+    HIGH = 3
+
+
 def _tool_use(value: object) -> Message:
     return assistant_msg([ToolUseBlock("toolu_1", "calc", {"x": value})])
 
@@ -298,6 +307,7 @@ COERCED: dict[str, tuple[Any, str]] = {  # each was written changed before: load
     "tuple": ({"t": [0, (1, 2)]}, "t[1]"),  # as an array
     "int-key": ({"d": {1: "x"}}, "d"),  # as the key "1"
     "date": ({"d": datetime.date(2024, 1, 1)}, "d"),  # as text
+    "enum": ({"e": _Colour.RED}, "e"),  # as its value, "red"
 }
 
 
@@ -314,6 +324,14 @@ def test_values_json_would_give_back_changed_are_refused_with_their_path(path: P
     with pytest.raises(StorageError, match=rf"messages\[0\]\.content\[0\]\.meta\.{re.escape(where)} cannot"):
         getattr(storage, write)(path, [extra])
     assert path.read_bytes() == before
+
+
+def test_an_int_or_str_enum_is_saved_as_the_int_or_str_it_is(path: Path) -> None:
+    # As the module says: an IntEnum/StrEnum is an int/str, so it is saved as one and reads back equal.
+    storage.save(path, [_tool_use({"level": _Level.HIGH})])
+    (back,) = storage.load(path, strict=True).messages
+    assert to_api([back])[0]["content"][0]["input"] == {"x": {"level": 3}}
+    assert type(to_api([back])[0]["content"][0]["input"]["x"]["level"]) is int
 
 
 @pytest.mark.parametrize("write", ["save", "append"])

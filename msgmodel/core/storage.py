@@ -20,9 +20,9 @@ Writing
     a read-only file (one without any write permission bit, even for root, or one this
     process may not write). Both raise ``StorageError`` for a message JSON cannot hold: a
     lone surrogate, NaN or infinity (refused, never written as ``null``), nesting too deep
-    to encode, or a value JSON would give back changed (bytes, a set, a tuple, an int key, a
-    date, an enum: msgspec would write them as text, arrays or string keys), naming its JSON
-    path. Nothing is coerced: what ``load`` returns equals what was written. Passing something
+    to encode, or a value JSON would give back changed (bytes, a set, a tuple, an int key, a date,
+    an ``Enum``: msgspec writes them as text, arrays or string keys; an ``IntEnum``/``StrEnum`` is an
+    int/str, saved as one), naming its path. What ``load`` returns equals what was written. Passing something
     that is not a ``Message`` is a ``TypeError``.
 
 Reading
