@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import os
 import re
 import shutil
 import subprocess
@@ -21,12 +20,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import chromium  # scripts/chromium.py: the one way this project runs Chromium
 from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "docs" / "cheatsheet.md"
 BUILD = ROOT / "build"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 MAX_PAGES = 2
 TIMEOUT_S = 120
 
@@ -70,22 +69,17 @@ def count_pages(pdf: bytes) -> int:
     return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
 
 
-def print_pdf(html_path: Path, pdf_path: Path, *, chromium: str = CHROMIUM) -> None:
+def print_pdf(html_path: Path, pdf_path: Path) -> None:
     """Headless Chromium prints ``html_path`` to ``pdf_path`` (a throw-away profile, no network)."""
-    if not Path(chromium).exists():
-        raise SystemExit(f"{chromium} not found: `apt-get install -y chromium` (Debian's package)")
+    if not chromium.is_installed():
+        raise SystemExit(chromium.MISSING)
     pdf_path.unlink(missing_ok=True)
     profile = Path(tempfile.mkdtemp(prefix="msgmodel-cheatsheet-"))
     try:
         cmd = [
-            chromium,
+            chromium.CHROMIUM,
             "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
+            *chromium.HEADLESS_ARGS,
             "--no-pdf-header-footer",
             f"--user-data-dir={profile}",
             f"--print-to-pdf={pdf_path}",

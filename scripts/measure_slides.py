@@ -18,18 +18,17 @@ Screenshots go to ``build/screenshots/slides-fit-NN-h.v.png``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import chromium  # scripts/chromium.py: the one way this project runs Chromium
+
 ROOT = Path(__file__).resolve().parent.parent
 DECKS = ROOT / "build" / "slides"
 SCREENSHOTS = ROOT / "build" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 WIDTH, HEIGHT = 1280, 800
 
 # every slide of the deck, as reveal.js indexes it: (h, v) with v = 0 for a slide without subslides
@@ -59,21 +58,6 @@ class Slide:
         return self.deck[:2]
 
 
-@contextmanager
-def chromium() -> Iterator[Any]:
-    """A headless Chromium browser (Playwright, the system's Chromium binary)."""
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        raise SystemExit(f"{CHROMIUM} not found: `apt-get install -y chromium`")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 def measure_deck(page: Any, deck: Path, shots: Collection[str] = ()) -> list[Slide]:
     """Every slide of ``deck`` with its content height; screenshots of the slides named in ``shots`` ("h.v")."""
     page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
@@ -101,7 +85,7 @@ def measure(only: list[str] | None = None, browser: Any = None) -> list[Slide]:
     if not decks:
         raise SystemExit(f"no deck in {DECKS}: run `make slides` first")
     if browser is None:
-        with chromium() as b:
+        with chromium.browser() as b:
             return measure(only, b)
     page = browser.new_page()
     try:
@@ -131,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("only", nargs="*", help="deck number prefixes (default: all)")
     ap.add_argument("--shots", type=int, default=0, help="screenshot the N tallest slides")
     args = ap.parse_args(argv)
-    with chromium() as b:
+    with chromium.browser() as b:
         slides = measure(args.only or None, b)
         print(report(slides))
         if args.shots:

@@ -32,17 +32,9 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 SCREENSHOTS = ROOT / "build" / "screenshots"
+sys.path.insert(0, str(ROOT / "scripts"))
+import chromium  # noqa: E402  (scripts/chromium.py: the one way this project runs Chromium)
 
 LAB_SETTINGS = {
     # without it JupyterLab 4.6 asks "Select Kernel" in a dialog and run-all hangs
@@ -162,14 +154,10 @@ def lab_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} not found: `apt-get install -y chromium` (make test-browser does it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    if not chromium.is_installed():
+        pytest.fail(chromium.MISSING)
+    with chromium.browser() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
