@@ -66,7 +66,7 @@ from typing import Any, Final
 
 import msgspec
 
-from msgmodel.core.protocol import Violation, validate
+from msgmodel.core.protocol import Violation, thinking_budget_violation, validate
 from msgmodel.core.protocol import _text_of_value as _text_of_value  # one rendering of values, core and server
 
 __all__ = ["REQUEST_RULES", "known_models", "validate_body"]
@@ -377,14 +377,8 @@ def _cross_field(body: Mapping[str, Any], out: list[Violation]) -> None:
     elif isinstance(choice, dict) and choice.get("type") == "tool" and choice.get("name") not in names:
         text = f"Tool '{choice.get('name')}' not found in `tools`"
         out.append(_v("tool_choice_tool", "tool_choice.tool.name", text))
-    thinking = body.get("thinking")
-    max_tokens = body.get("max_tokens")
-    interleaved = bool(names)  # with tools, thinking may span the turn: the budget may exceed max_tokens
-    enabled = isinstance(thinking, dict) and thinking.get("type") == "enabled"
-    if enabled and isinstance(thinking, dict) and isinstance(max_tokens, int) and not interleaved:
-        budget = thinking.get("budget_tokens")
-        if isinstance(budget, int) and not isinstance(budget, bool) and budget >= max_tokens > 0:
-            out.append(_v("thinking_budget", "", "`max_tokens` must be greater than `thinking.budget_tokens`"))
+    if (too_small := thinking_budget_violation(body, tools_defined=bool(names))) is not None:
+        out.append(too_small)
     if body.get("temperature") is not None and body.get("top_p") is not None:
         out.append(_v("sampling_exclusive", "", _BOTH_SAMPLING))
 

@@ -409,11 +409,7 @@ class QueryEngine:
 
     def _ask(self) -> tuple[Message, str | None]:
         cfg = self.config
-        request: dict[str, Any] = {
-            "model": cfg.model,
-            "max_tokens": cfg.max_tokens,
-            "messages": to_api(self._history),
-        }
+        request: dict[str, Any] = {"model": cfg.model, "max_tokens": cfg.max_tokens, "messages": to_api(self._history)}
         if len(self.tools):
             request["tools"] = tools_param(self.tools)
         if cfg.system is not None:

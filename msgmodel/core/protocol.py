@@ -123,7 +123,7 @@ from __future__ import annotations
 
 import re
 import reprlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import msgspec
@@ -143,6 +143,7 @@ __all__ = [
     "model_accepts_inline_system",
     "model_accepts_prefill",
     "parse_model",
+    "thinking_budget_violation",
     "validate",
     "validate_request",
 ]
@@ -407,14 +408,9 @@ def _quoted(tags: Iterable[str]) -> str:
 
 _EXPECTED_TAGS: Final = _quoted(_kb.MESSAGE_BLOCK_TAGS)
 _EXPECTED_RESULT_TAGS: Final = _quoted(_kb.TOOL_RESULT_CONTENT_TAGS)
-_THINKING_FIELDS: Final = {
-    "adaptive": ("display",),
-    "between_tools": (),
-    "disabled": (),
-    "enabled": ("budget_tokens", "display"),
-}
+_THINKING_KEYS: Final = dict(adaptive=("display",), between_tools=(), disabled=(), enabled=("budget_tokens", "display"))
 """Each ``thinking`` variant's fields besides ``type`` (the SDK's ``ThinkingConfig*Param``)."""
-_EXPECTED_THINKING: Final = _quoted(_THINKING_FIELDS)
+_EXPECTED_THINKING: Final = _quoted(_THINKING_KEYS)
 
 # ---------------------------------------------------------------------------------------
 # Tables
@@ -524,6 +520,15 @@ def validate(
     return schema + semantic
 
 
+def thinking_budget_violation(body: Mapping[str, Any], tools_defined: bool) -> Violation | None:
+    """``max_tokens`` not above an enabled thinking budget, without tools (with them thinking may span the turn)."""
+    thinking, max_tokens = body.get("thinking"), body.get("max_tokens")
+    budget = thinking.get("budget_tokens") if isinstance(thinking, dict) and thinking.get("type") == "enabled" else None
+    if tools_defined or type(budget) is not int or not isinstance(max_tokens, int) or not budget >= max_tokens > 0:
+        return None
+    return _v("thinking_budget", "", "`max_tokens` must be greater than `thinking.budget_tokens`")
+
+
 def validate_request(body: object) -> list[Violation]:
     """``validate`` for a whole Messages API request body; never raises.
 
@@ -569,9 +574,8 @@ def validate_request(body: object) -> list[Violation]:
         schema.append(_v("schema_type", "stream", _NOT_BOOL))
     if thinking_error is not None:
         schema.append(thinking_error)
-    budget = body["thinking"]["budget_tokens"] if thinking_type == "enabled" and thinking_error is None else None
-    if budget is not None and not tools_defined and isinstance(max_tokens, int) and budget >= max_tokens > 0:
-        semantic.append(_v("thinking_budget", "", "`max_tokens` must be greater than `thinking.budget_tokens`"))
+    if thinking_error is None and (too_small := thinking_budget_violation(body, tools_defined)) is not None:
+        semantic.append(too_small)
     if tools_error is not None:
         schema.append(tools_error)
     return schema + semantic
@@ -607,7 +611,7 @@ def _read_thinking(value: object) -> tuple[str | None, Violation | None]:
     if "type" not in value:
         return None, _v("schema_required_field", "thinking", _NO_TAG)
     kind = value["type"]
-    if not (isinstance(kind, str) and kind in _THINKING_FIELDS):
+    if not (isinstance(kind, str) and kind in _THINKING_KEYS):
         return None, _v("schema_type", "thinking", _BAD_TAG.format(_text_of_value(kind), _EXPECTED_THINKING))
     at, budget, display = f"thinking.{kind}", value.get("budget_tokens", _MISSING), value.get("display")
     if kind == "enabled" and budget is _MISSING:
@@ -616,9 +620,9 @@ def _read_thinking(value: object) -> tuple[str | None, Violation | None]:
         return kind, _v("schema_type", f"{at}.budget_tokens", _NOT_INT)
     if kind == "enabled" and budget < 1024:
         return kind, _v("schema_type", f"{at}.budget_tokens", "Input should be greater than or equal to 1024")
-    if "display" in _THINKING_FIELDS[kind] and display not in (None, "omitted", "summarized"):
+    if "display" in _THINKING_KEYS[kind] and display not in (None, "omitted", "summarized"):
         return kind, _v("schema_type", f"{at}.display", "Input should be 'omitted' or 'summarized'")
-    extra = next((k for k in value if k != "type" and k not in _THINKING_FIELDS[kind]), None)
+    extra = next((k for k in value if k != "type" and k not in _THINKING_KEYS[kind]), None)
     return kind, None if extra is None else _v("schema_extra_field", f"{at}.{extra}", "Extra inputs are not permitted")
 
 
