@@ -1,28 +1,15 @@
-"""Shared by the classroom-kit tests: the two scripts, imported as modules, and the guide's answer key."""
+"""Shared by the classroom-kit tests: the teacher's guide and its answer key, the chapters' exercises."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
+
+import build_student
 
 from msgmodel.course.exercises import Exercise, all_exercises
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "teacher-guide.md"
-
-
-def load_script(name: str) -> ModuleType:
-    """``scripts/<name>.py`` as a module (the scripts are not a package)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def guide_text() -> str:
@@ -32,7 +19,7 @@ def guide_text() -> str:
 
 def answer_key() -> dict[str, str]:
     """The guide's key blocks: exercise id -> code."""
-    key: dict[str, str] = load_script("build_student").answer_key(guide_text())
+    key: dict[str, str] = build_student.answer_key(guide_text())
     return key
 
 

@@ -10,7 +10,6 @@ The printed page count is checked by tests/ui/test_cheatsheet_pdf.py (it needs C
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,6 @@ from msgmodel.course.exercises.ch06 import DRILL
 
 ROOT = Path(__file__).resolve().parent.parent
 SHEET = ROOT / "docs" / "cheatsheet.md"
-sys.path.insert(0, str(ROOT / "scripts"))
 import build_cheatsheet  # noqa: E402
 
 CODEC = ("from_json", "to_json", "from_api", "to_api")

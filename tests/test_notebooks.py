@@ -7,14 +7,12 @@ does not: the chapter rhythm, the exercises, the navigation and the stored execu
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
 import build_notebooks as build  # noqa: E402
 
 from msgmodel.course.exercises import check, get  # noqa: E402

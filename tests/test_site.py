@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -21,7 +20,6 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
 import build_site  # noqa: E402
 
 if importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_nb") is None:

@@ -8,14 +8,12 @@ presented, statically and live with RISE) is tests/ui/test_slides.py.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
 import build_notebooks  # noqa: E402
 import build_slides  # noqa: E402
 

@@ -17,13 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import build_student
 import nbformat
 import pytest
-from guide import ROOT, answer_key, chapter_exercises, load_script
+from guide import ROOT, answer_key, chapter_exercises
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
-
-build_student = load_script("build_student")
 
 CHAPTERS = build_student.chapters()
 RUN_DIR = ROOT / "build" / "student"  # the kernels start where `make student` puts the copies

@@ -12,16 +12,15 @@ import itertools
 import re
 from pathlib import Path
 
+import build_student
 import nbformat
 import pytest
-from guide import GUIDE, ROOT, answer_key, chapter_exercises, guide_text, load_script
+import teacher_guide
+from guide import GUIDE, ROOT, answer_key, chapter_exercises, guide_text
 
 from msgmodel.course.exercises import check, hint, reveal
 from msgmodel.course.exercises.ch06 import DRILL, QUIZ
 from msgmodel.course.route import core_route
-
-build_student = load_script("build_student")
-teacher_guide = load_script("teacher_guide")
 
 IDS = [ex.id for ex in chapter_exercises()]
 

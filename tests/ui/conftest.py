@@ -33,7 +33,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "build" / "screenshots"
-sys.path.insert(0, str(ROOT / "scripts"))
 import chromium  # noqa: E402  (scripts/chromium.py: the one way this project runs Chromium)
 
 LAB_SETTINGS = {

@@ -8,13 +8,11 @@ page), and a sheet twice as long is printed too, to show that the count sees a s
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
 import build_cheatsheet  # noqa: E402
 
 pytestmark = pytest.mark.ui

@@ -9,14 +9,12 @@ content. Before the decks were fitted, 34 of 109 slides were taller than 800 px 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
 import build_slides  # noqa: E402
 import measure_slides  # noqa: E402
 

@@ -15,14 +15,12 @@ Screenshots: ``build/screenshots/slides-rise-{1..4}.png`` and ``slides-rise-run.
 from __future__ import annotations
 
 import itertools
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
 import build_slides  # noqa: E402
 
 pytestmark = pytest.mark.ui

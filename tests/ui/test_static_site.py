@@ -11,7 +11,6 @@ built pages (every href, src and anchor) is ``tests/test_site.py``.
 from __future__ import annotations
 
 import functools
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -22,7 +21,6 @@ from urllib.parse import urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
 import build_site  # noqa: E402
 
 pytestmark = [pytest.mark.ui, pytest.mark.filterwarnings("ignore:.myst_parser.*is deprecated")]
