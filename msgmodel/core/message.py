@@ -50,8 +50,8 @@ Codec
     ``from_json`` / ``to_json`` (bytes, the API's JSON shape) and ``from_api`` /
     ``to_api`` (plain dicts the official ``anthropic`` SDK accepts as ``messages=``).
     Bad input raises ``DecodeError`` naming the JSON path and what was expected, also for
-    ``tool_result`` blocks nested deeper than ``MAX_NESTING``. ``from_json`` decodes with the
-    cycle collector paused (the decoded trees hold no cycles; see ``_collector_paused``).
+    ``tool_result`` blocks nested deeper than ``MAX_NESTING``. ``from_json`` decodes with the cycle
+    collector paused, then shares repeated strings (see ``_collector_paused`` and ``_share_strings``).
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, assert_never
 
 import msgspec
+from msgspec.structs import force_setattr as _force_setattr
 
 from msgmodel.core import _known_blocks as _kb
 
@@ -609,23 +610,16 @@ _PREVIEW: Final = 160
 PAIR_COLORS: Final = ("#1f77b4", "#e67e00", "#9467bd", "#0f9fb0", "#8c564b", "#d6409f", "#7a8f00", "#2f6f4f")
 """The colours of the tool-pair badges (cycled; the number on a badge stays unique); styled by
 ``msgmodel.course.display``."""
-_PAIR_COLORS = PAIR_COLORS
-
-
-def _short(s: str, limit: int = _PREVIEW) -> str:
-    return s if len(s) <= limit else s[:limit] + "…"
 
 
 def _chip(kind: str, label: str, body: str, *, title: str = "", pair: int | None = None) -> str:
     t = f' title="{_html.escape(title)}"' if title else ""
+    inner = f"<b>{_html.escape(label)}</b> {_html.escape(_cut(body, _PREVIEW))}</span>"
     if pair is None:
-        return f'<span class="mm-chip mm-{kind}"{t}><b>{_html.escape(label)}</b> {_html.escape(_short(body))}</span>'
-    k = (pair - 1) % len(_PAIR_COLORS)
+        return f'<span class="mm-chip mm-{kind}"{t}>{inner}'
+    k = (pair - 1) % len(PAIR_COLORS)
     badge = f'<span class="mm-pair mm-p{k}" title="tool pair #{pair}">#{pair}</span>'
-    return (
-        f'<span class="mm-chip mm-{kind} mm-pk{k}"{t}>{badge}<b>{_html.escape(label)}</b> '
-        f"{_html.escape(_short(body))}</span>"
-    )
+    return f'<span class="mm-chip mm-{kind} mm-pk{k}"{t}>{badge}{inner}'
 
 
 def block_html(b: ContentBlock, *, pairs: Mapping[str, int] | None = None) -> str:
@@ -669,8 +663,7 @@ def message_html(
     chips = []
     for i, b in enumerate(blocks_of(m)):
         chip = block_html(b, pairs=pairs)
-        errs = problems.get(i, ())
-        if errs:
+        if errs := problems.get(i, ()):
             chip = f'<span class="mm-bad">{chip}</span>' + "".join(
                 f'<span class="mm-err">{_html.escape(e)}</span>' for e in errs
             )
@@ -706,23 +699,15 @@ def _enc_hook(obj: object) -> object:
 _ENCODER: Final = msgspec.json.Encoder(enc_hook=_enc_hook)
 
 
-# The cycle collector during a decode. msgspec's decoders build trees: every object they make is
-# new and referenced only by its parent, so none can be part of a reference cycle, yet the lists
-# (``content``) and dicts (``input``, ``extra``) they allocate are tracked, and a large session
-# triggers many collector passes over them (bench/RESULTS.md, "the codec near its limit"). The
-# structs themselves are ``gc=False``. So ``from_json`` decodes (the C decode, and the walk over
-# plain JSON data for documents off the fast path) with the collector paused, as
-# ``_collector_paused`` does it:
-# * it is restored even when the decode raises;
-# * a caller that has the collector disabled keeps it disabled (it is re-enabled only if it was
-#   enabled when the first concurrent decode began);
-# * concurrent decodes in several threads share one pause, counted under a lock, and the collector
-#   comes back when the last of them ends;
-# * it pauses nothing else: while it lasts, other threads' cyclic garbage waits for the next
-#   collection, which comes at the first allocation after the decode (and then also makes one
-#   young-generation pass over the decoded objects, a cost ``bench/gc_options.py`` measures).
-# Code that toggles the collector itself during a decode in another thread may see its change
-# undone at the end of the decode.
+# The cycle collector during a decode. A decoder builds trees (each new object is referenced only by
+# its parent, so none is in a cycle), but the lists and dicts it makes are tracked, and a large
+# session would trigger many collector passes over them (bench/RESULTS.md; the structs are
+# ``gc=False``). So ``from_json`` decodes, on both paths, with the collector paused: restored even
+# when the decode raises, left disabled for a caller that had disabled it, one pause shared by
+# concurrent decodes (counted under a lock; it ends with the last). It pauses nothing else: other
+# threads' cyclic garbage waits for the first allocation after the decode, whose collection also
+# makes one young pass over the decoded objects (``bench/gc_options.py`` counts it). Code toggling
+# the collector in another thread during a decode may see its change undone when the decode ends.
 _PAUSE_LOCK: Final = threading.Lock()
 _pause = {"depth": 0, "resume": False}
 
@@ -743,6 +728,30 @@ def _collector_paused() -> Iterator[None]:
                 gc.enable()
 
 
+# Shared strings. Decoding makes each string a new object, but a result's ``tool_use_id`` copies its call's
+# ``id`` and a session names a few tools thousands of times. ``from_json`` makes each copy the one string (no
+# value changes): 10^5 messages then take 0.50x, not 0.55x, the memory of their dicts (P4), for ~45 % more
+# decode time; a live agent shares them for free. ``bench/memory_options.py`` measures the options.
+def _share_strings(messages: list[Message]) -> list[Message]:
+    names: dict[str, str] = {}
+    calls: dict[str, str] = {}  # the ids of the last assistant message: the only ones a result may answer
+    for m in messages:
+        content = m.content
+        if m.role == "assistant":
+            calls = {}
+            for b in () if type(content) is str else content:
+                if type(b) is ToolUseBlock:
+                    calls[b.id] = b.id
+                    held = names.setdefault(b.name, b.name)
+                    if held is not b.name:
+                        _force_setattr(b, "name", held)
+        elif calls and type(content) is not str:
+            for b in content:
+                if type(b) is ToolResultBlock and (call_id := calls.get(b.tool_use_id)) is not None:
+                    _force_setattr(b, "tool_use_id", call_id)
+    return messages
+
+
 def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
     """Decode a JSON array of Messages-API messages.
 
@@ -756,7 +765,7 @@ def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
             raise DecodeError("$", f"expected valid Unicode text ({e.reason} at {e.start})", source=source) from None
     try:
         with _collector_paused():
-            messages: list[Message] = _FAST_DECODER.decode(data)
+            messages: list[Message] = _share_strings(_FAST_DECODER.decode(data))
     except msgspec.ValidationError:
         pass  # not entirely in the fast shape (or not JSON at all): walk it
     except msgspec.DecodeError as e:
@@ -767,7 +776,7 @@ def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
         return messages  # no result holds a result on the fast path (see "The runtime annotations")
     try:
         with _collector_paused():  # the walk too: it builds trees from plain JSON data
-            return _convert_messages(_ANY_DECODER.decode(data), "$", source)
+            return _share_strings(_convert_messages(_ANY_DECODER.decode(data), "$", source))
     except msgspec.DecodeError as e:
         raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
     except RecursionError:
@@ -796,20 +805,15 @@ def blocks_from_api(blocks: Iterable[object], *, path: str = "$") -> list[Conten
     return [_convert_block(b, f"{path}[{i}]", None, 1) for i, b in enumerate(blocks)]
 
 
+_JSON_KINDS: Final = ((bool, "a boolean"), ((int, float), "a number"), (str, "a string"), ((list, tuple), "an array"))
+
+
 def _describe(value: object) -> str:
+    """What a value is, in JSON's words (``bool`` is tested before ``int``, which it subclasses)."""
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__
+    kinds = (*_JSON_KINDS, (Mapping, "an object"))
+    return next((name for t, name in kinds if isinstance(value, t)), type(value).__name__)
 
 
 def _plain(value: object) -> object:

@@ -91,7 +91,6 @@ from msgmodel.core.message import DecodeError, Message, from_api, from_json, to_
 __all__ = ["LineProblem", "LoadResult", "StorageError", "append", "load", "lock", "repair", "save"]
 
 _BOM: Final = b"\xef\xbb\xbf"
-_TAIL_BLOCK: Final = 64 * 1024
 _READ_BLOCK: Final = 1 << 20
 
 
@@ -149,10 +148,9 @@ class LoadResult(msgspec.Struct, frozen=True):
 # ---------------------------------------------------------------------------------------
 
 
-# TODO(message.py): candidate codec function (one message to/from its JSON object).
-# msgspec encodes a one-element list as "[" + item + "]", byte for byte, so the slice is
-# exactly the codec's encoding of the message (the fast path, extras and opaque blocks
-# included); decoding wraps the line back into a one-element array.
+# TODO(message.py): candidate codec function (one message to/from its JSON object). msgspec encodes a
+# one-element list as "[" + item + "]", byte for byte, so the slice is exactly the codec's encoding of
+# the message (fast path, extras and opaque blocks included); decoding wraps the line back in an array.
 def _encode_line(m: Message) -> bytes:
     return to_json([m])[1:-1]
 

@@ -1,0 +1,192 @@
+"""What a loaded session costs in memory, and what each way of making it smaller costs in time.
+
+    python -m bench.memory_options              # 100 000 messages, 7 rounds, both session shapes
+    python -m bench.memory_options --quick      # 10 000 messages, 3 rounds (--rounds N: N rounds)
+
+Memory is what ``tracemalloc`` counts for the decoded value (bytes, the same every run), as a
+ratio to the same JSON decoded into dicts by ``json.loads`` (P4's goal: ≤ 0.5×). Time is the CPU
+time of the decode with the collector off for every option alike (the pause is measured by
+``bench.gc_options``), round-robin, median kept.
+
+``shared (shipped)``  ``from_json`` as shipped: after the decode, one pass swaps each tool name,
+                      and each result's ``tool_use_id``, for the equal string already held
+                      (``_share_strings``, "Shared strings" in ``msgmodel/core/message.py``).
+``nothing shared``    the same decode without that pass: every string its own object.
+``names only``        the pass sharing tool names only.
+``in hooks``          names and ids shared during the decode instead, by a ``__post_init__`` of the
+                      call and result structs (which msgspec runs for every struct it builds) and
+                      a bounded window of recent call ids.
+``tuple content``     ``content`` as an exact-size tuple instead of a list, nothing shared: a change
+                      of the public type, measured for comparison only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import force_setattr
+
+from msgmodel.core import message as mm
+
+_OPTS: dict[str, Any] = {"tag_field": "type", "omit_defaults": True, "gc": False, "frozen": True}
+_WINDOW = 512
+
+
+# Copies of the model's structs (not the public types; for the comparison only). The ``extra``
+# field is kept so that every option has the shipped struct sizes.
+class _Text(msgspec.Struct, tag="text", **_OPTS):
+    text: str
+    extra: dict[str, Any] | None = None
+
+
+class _Thinking(msgspec.Struct, tag="thinking", **_OPTS):
+    thinking: str
+    signature: str | None = None
+    extra: dict[str, Any] | None = None
+
+
+class _ToolUse(msgspec.Struct, tag="tool_use", **_OPTS):
+    id: str
+    name: str
+    input: dict[str, Any]
+    extra: dict[str, Any] | None = None
+
+
+_names: dict[str, str] = {}
+_ids: dict[str, str] = {}
+
+
+class _HookedToolUse(msgspec.Struct, tag="tool_use", **_OPTS):
+    id: str
+    name: str
+    input: dict[str, Any]
+    extra: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        held = _names.get(self.name)
+        if held is None:
+            if len(_names) >= _WINDOW:
+                _names.clear()
+            _names[self.name] = self.name
+        elif held is not self.name:
+            force_setattr(self, "name", held)
+        if len(_ids) >= _WINDOW:
+            _ids.clear()
+        _ids[self.id] = self.id
+
+
+class _HookedToolResult(msgspec.Struct, tag="tool_result", **_OPTS):
+    tool_use_id: str
+    content: str | list[_Text | _Thinking | _ToolUse] = ""
+    is_error: bool = False
+    extra: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        held = _ids.get(self.tool_use_id)
+        if held is not None and held is not self.tool_use_id:
+            force_setattr(self, "tool_use_id", held)
+
+
+class _HookedMsg(msgspec.Struct, gc=False, frozen=True):
+    role: Literal["user", "assistant"]
+    content: str | list[_Text | _Thinking | _HookedToolUse | _HookedToolResult]
+
+
+class _TupleToolResult(msgspec.Struct, tag="tool_result", **_OPTS):
+    tool_use_id: str
+    content: str | tuple[_Text | _Thinking | _ToolUse, ...] = ""
+    is_error: bool = False
+    extra: dict[str, Any] | None = None
+
+
+class _TupleMsg(msgspec.Struct, gc=False, frozen=True):
+    role: Literal["user", "assistant"]
+    content: str | tuple[_Text | _Thinking | _ToolUse | _TupleToolResult, ...]
+
+
+def _share_names(messages: list[mm.Message]) -> list[mm.Message]:
+    names: dict[str, str] = {}
+    for m in messages:
+        if m.role == "assistant" and not mm.is_plain_text(m):
+            for b in mm.blocks_of(m):
+                if type(b) is mm.ToolUseBlock and (held := names.setdefault(b.name, b.name)) is not b.name:
+                    force_setattr(b, "name", held)
+    return messages
+
+
+def options(data: bytes) -> dict[str, Callable[[], object]]:
+    fast = mm._FAST_DECODER
+    hooked = msgspec.json.Decoder(list[_HookedMsg])
+    tuples = msgspec.json.Decoder(list[_TupleMsg])
+    return {
+        "shared (shipped)": lambda: mm._share_strings(fast.decode(data)),
+        "nothing shared": lambda: fast.decode(data),
+        "names only": lambda: _share_names(fast.decode(data)),
+        "in hooks": lambda: hooked.decode(data),
+        "tuple content": lambda: tuples.decode(data),
+    }
+
+
+def traced_bytes(fn: Callable[[], object]) -> int:
+    """What ``tracemalloc`` counts for the value ``fn`` returns (as ``bench.run``'s P4)."""
+    gc.collect()
+    tracemalloc.start()
+    out = fn()
+    size, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del out
+    return size
+
+
+def measure(data: bytes, rounds: int) -> dict[str, dict[str, float]]:
+    """Per option: its memory as a ratio to ``json.loads``'s dicts, and its median CPU seconds."""
+    cands = options(data)
+    dicts = traced_bytes(lambda: json.loads(data))
+    memory = {k: traced_bytes(fn) / dicts for k, fn in cands.items()}
+    cpu: dict[str, list[float]] = {k: [] for k in cands}
+    for _ in range(rounds):
+        for name, fn in cands.items():
+            gc.collect()
+            gc.disable()
+            try:
+                t = time.process_time()
+                out = fn()
+                cpu[name].append(time.process_time() - t)
+            finally:
+                gc.enable()
+            del out
+    return {k: {"memory": memory[k], "cpu": statistics.median(cpu[k])} for k in cands}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int, help="rounds per option (default 7, or 3 with --quick)")
+    args = ap.parse_args(argv)
+    from bench.run import session_bytes
+
+    n, rounds = (10_000, 3) if args.quick else (100_000, 7)
+    rounds = args.rounds or rounds
+    for shape, long_outputs in (("long tool outputs", True), ("dense", False)):
+        data = session_bytes(n, long_outputs=long_outputs)
+        t = measure(data, rounds)
+        base = t["nothing shared"]["cpu"]
+        print(f"\n{n:,} messages, {shape}, {len(data) / 1e6:.1f} MB (medians of {rounds}, CPU time, collector off)")
+        print("| option | memory ÷ dicts | decode | × nothing shared |")
+        print("|---|---:|---:|---:|")
+        for name, r in t.items():
+            print(f"| {name} | {r['memory']:.3f}× | {r['cpu'] * 1000:.0f} ms | {r['cpu'] / base:.2f}× |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
