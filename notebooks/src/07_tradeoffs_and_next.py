@@ -481,7 +481,7 @@ barh([{"TypedDict": "TypedDict (json.loads)"}.get(n, n) for n in median], [t * 1
 # matters when resuming long sessions, validating a stored history before every request, or reading thousands of
 # transcripts. `bench/run.py` measures those on 100,000-message sessions, against the SDK's own
 # `TypeAdapter(list[MessageParam])` too. Its committed figures ([bench/RESULTS.md](../bench/RESULTS.md)) are **one
-# run on a shared 2-core machine**, and record two goals **missed**; RESULTS.md's notes profile both:
+# run on a shared 2-core machine**; the cell prints which goals that run missed, and RESULTS.md's notes profile each:
 
 # %%
 results = json.loads((REPO / "bench" / "results.json").read_text())  # written by `python -m bench.run`; committed
