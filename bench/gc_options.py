@@ -21,7 +21,6 @@ beat it, so every figure is a ratio to it.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import statistics
 import sys
@@ -31,6 +30,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from bench.run import option_sessions
 from msgmodel.core import message as mm
 
 _OPTS: dict[str, Any] = {"tag_field": "type", "omit_defaults": True, "gc": False, "frozen": True}
@@ -145,19 +145,10 @@ def measure(data: bytes, rounds: int) -> dict[str, dict[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--rounds", type=int, help="rounds per option (default 7, or 3 with --quick)")
-    args = ap.parse_args(argv)
-    from bench.run import session_bytes
-
-    n, rounds = (10_000, 3) if args.quick else (100_000, 7)
-    rounds = args.rounds or rounds
-    for shape, long_outputs in (("long tool outputs", True), ("dense", False)):
-        data = session_bytes(n, long_outputs=long_outputs)
+    for heading, data, rounds in option_sessions(argv, __doc__):
         t = measure(data, rounds)
         base = t["collector off (the limit)"]["cpu"]
-        print(f"\n{n:,} messages, {shape}, {len(data) / 1e6:.1f} MB (medians of {rounds}, CPU time)")
+        print(f"\n{heading})")
         print("| option | decode | × collector off | in the collector | collector passes |")
         print("|---|---:|---:|---:|---:|")
         for name, r in t.items():

@@ -22,19 +22,18 @@ time of the decode with the collector off for every option alike (the pause is m
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import statistics
 import sys
 import time
-import tracemalloc
 from collections.abc import Callable
 from typing import Any, Literal
 
 import msgspec
 from msgspec.structs import force_setattr
 
+from bench.run import option_sessions, traced_bytes
 from msgmodel.core import message as mm
 
 _OPTS: dict[str, Any] = {"tag_field": "type", "omit_defaults": True, "gc": False, "frozen": True}
@@ -136,17 +135,6 @@ def options(data: bytes) -> dict[str, Callable[[], object]]:
     }
 
 
-def traced_bytes(fn: Callable[[], object]) -> int:
-    """What ``tracemalloc`` counts for the value ``fn`` returns (as ``bench.run``'s P4)."""
-    gc.collect()
-    tracemalloc.start()
-    out = fn()
-    size, _ = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    del out
-    return size
-
-
 def measure(data: bytes, rounds: int) -> dict[str, dict[str, float]]:
     """Per option: its memory as a ratio to ``json.loads``'s dicts, and its median CPU seconds."""
     cands = options(data)
@@ -168,19 +156,10 @@ def measure(data: bytes, rounds: int) -> dict[str, dict[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--rounds", type=int, help="rounds per option (default 7, or 3 with --quick)")
-    args = ap.parse_args(argv)
-    from bench.run import session_bytes
-
-    n, rounds = (10_000, 3) if args.quick else (100_000, 7)
-    rounds = args.rounds or rounds
-    for shape, long_outputs in (("long tool outputs", True), ("dense", False)):
-        data = session_bytes(n, long_outputs=long_outputs)
+    for heading, data, rounds in option_sessions(argv, __doc__):
         t = measure(data, rounds)
         base = t["nothing shared"]["cpu"]
-        print(f"\n{n:,} messages, {shape}, {len(data) / 1e6:.1f} MB (medians of {rounds}, CPU time, collector off)")
+        print(f"\n{heading}, collector off)")
         print("| option | memory ÷ dicts | decode | × nothing shared |")
         print("|---|---:|---:|---:|")
         for name, r in t.items():

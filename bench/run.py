@@ -35,7 +35,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -61,6 +61,23 @@ def timed_round_robin(cands: dict[str, Callable[[], object]], rounds: int) -> di
             fn()
             times[name].append(time.process_time() - t)
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+def option_sessions(argv: list[str] | None, doc: str | None) -> Iterator[tuple[str, bytes, int]]:
+    """The sessions a study of options (``bench.gc_options``, ``bench.memory_options``) measures.
+
+    Reads ``--quick`` and ``--rounds`` from ``argv``; yields a heading, the session's JSON and the
+    number of rounds, for both shapes (long tool outputs, dense).
+    """
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="10 000 messages, 3 rounds")
+    ap.add_argument("--rounds", type=int, help="rounds per option (default 7, or 3 with --quick)")
+    args = ap.parse_args(argv)
+    n, rounds = (10_000, 3) if args.quick else (100_000, 7)
+    rounds = args.rounds or rounds
+    for shape, long_outputs in (("long tool outputs", True), ("dense", False)):
+        data = session_bytes(n, long_outputs=long_outputs)
+        yield f"{n:,} messages, {shape}, {len(data) / 1e6:.1f} MB (medians of {rounds}, CPU time", data, rounds
 
 
 def collector_off(fn: Callable[[], object]) -> Callable[[], object]:
@@ -204,18 +221,20 @@ def p3_linear(sizes: list[int], rounds: int) -> dict[str, Any]:
     return {"rows": rows, "growth": growth, "goal_met": ok, "near": near(worst, 12)}
 
 
-def p4_memory(data: bytes) -> dict[str, Any]:
-    def peak(fn: Callable[[], object]) -> int:
-        gc.collect()
-        tracemalloc.start()
-        obj = fn()
-        size, _ = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        del obj
-        return size
+def traced_bytes(fn: Callable[[], object]) -> int:
+    """What ``tracemalloc`` counts for the value ``fn`` returns (bytes: the same every run)."""
+    gc.collect()
+    tracemalloc.start()
+    obj = fn()
+    size, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del obj
+    return size
 
-    ours = peak(lambda: from_json(data))
-    dicts = peak(lambda: json.loads(data))
+
+def p4_memory(data: bytes) -> dict[str, Any]:
+    ours = traced_bytes(lambda: from_json(data))
+    dicts = traced_bytes(lambda: json.loads(data))
     ratio = ours / dicts
     # tracemalloc counts bytes, not time: the same every run, so no noise margin here
     return {"msgmodel_bytes": ours, "dicts_bytes": dicts, "ratio": ratio, "goal_met": ratio <= 0.5}
