@@ -29,6 +29,7 @@ from msgmodel.core.message import (
     ToolResultBlock,
     ToolUseBlock,
     assistant_msg,
+    assistant_text,
     from_api,
     from_json,
     to_api,
@@ -107,6 +108,15 @@ def test_sharing_changes_no_value_and_no_byte() -> None:
     second = decoded[2].content
     assert isinstance(second, list) and isinstance(second[2], ToolResultBlock)
     assert second[2].tool_use_id == "toolu_9"  # no call to share with: its own string, unchanged
+
+
+@pytest.mark.parametrize("between", [assistant_text("later"), assistant_msg([])], ids=["string", "no blocks"])
+def test_a_result_shares_only_with_the_assistant_message_just_before_it(between: Message) -> None:
+    # The API wants a result's call in the previous message; an assistant turn in between ends that.
+    session = [user_text("q"), assistant_msg([ToolUseBlock(id="t1", name="n", input={})]), between]
+    decoded = from_json(to_json([*session, user_msg([tool_result_block("t1", "ok")])]))
+    call, result = tool_uses_of(decoded[1])[0], tool_results_of(decoded[3])[0]
+    assert result.tool_use_id == call.id and result.tool_use_id is not call.id
 
 
 @settings(max_examples=150, deadline=None)
