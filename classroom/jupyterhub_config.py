@@ -5,9 +5,12 @@ Every student gets a server of their own (``jupyterhub-singleuser`` from the cla
 student copies of ``build/student/`` when they have been made (``make student``), else
 the chapters of ``notebooks/``, plus read-only links to ``docs/`` and ``bench/`` so the
 chapters' links resolve. Each server gets a private temporary directory (``TMPDIR``, mode
-0700, inside the student's home) and a port of its own, so kernels, ports and temporary
-files of two students never meet. Copies are made once: a student's work survives a
-restart of their server.
+0700, inside the student's home) and a port of its own. Its kernels talk to it over IPC
+sockets in that directory, not TCP ports: servers that start kernels at once each pick
+"free" TCP ports on their own, and two can pick the same one (in ``make test-hub`` a kernel
+then died with "Address already in use" and its student waited forever). So kernels, sockets
+and temporary files of two students never meet. Copies are made once: a student's work
+survives a restart of their server.
 
 Settings come from the environment, so the same file serves a real course and the test
 (``make test-hub``):
@@ -88,12 +91,20 @@ def prepare_home(spawner: Any) -> None:
     tmp = home / ".tmp"
     tmp.mkdir(mode=0o700, exist_ok=True)
     os.chmod(tmp, 0o700)
-    spawner.environment = {**spawner.environment, "TMPDIR": str(tmp), "MSGMODEL_STUDENT": spawner.user.name}
+    # The kernels' IPC sockets live in the runtime directory; ~/.local/share/jupyter/runtime would
+    # make their paths longer than a Unix socket allows (107 bytes) under a deep home.
+    spawner.environment = {
+        **spawner.environment,
+        "TMPDIR": str(tmp),
+        "JUPYTER_RUNTIME_DIR": str(tmp),
+        "MSGMODEL_STUDENT": spawner.user.name,
+    }
     if hasattr(spawner, "home_dir_template"):
         spawner.notebook_dir = str(home)
 
 
 c.Spawner.pre_spawn_hook = prepare_home
+c.Spawner.args = ["--KernelManager.transport=ipc"]  # see the module docstring: no TCP port races
 
 if os.environ.get("MSGMODEL_HUB_TEST") == "1":
     c.JupyterHub.authenticator_class = "dummy"
@@ -101,7 +112,7 @@ if os.environ.get("MSGMODEL_HUB_TEST") == "1":
     c.SimpleLocalProcessSpawner.home_dir_template = str(HOMES / "{username}")
     c.Authenticator.allow_all = True
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI and containers run as root
-        c.Spawner.args = ["--allow-root"]
+        c.Spawner.args = [*c.Spawner.args, "--allow-root"]
 
 token = os.environ.get("MSGMODEL_HUB_SERVICE_TOKEN")
 if token:

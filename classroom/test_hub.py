@@ -50,9 +50,10 @@ def free_port() -> int:
 
 
 class Hub:
-    def __init__(self, base: str, token: str) -> None:
+    def __init__(self, base: str, token: str, homes: Path) -> None:
         self.base = base
         self.token = token
+        self.homes = homes
         self.http = AsyncHTTPClient(max_clients=64)
 
     async def call(
@@ -119,15 +120,29 @@ MAX_RECONNECTS = 2
 
 
 async def run_chapter(hub: Hub, user: str, chapter: Path, drops: list[str]) -> str | None:
-    """Run the chapter's code cells in a new kernel of ``user``'s; ``None`` when all went as expected.
-
-    A dropped websocket is reconnected with the same session, as JupyterLab reconnects, and noted in
-    ``drops``; more than ``MAX_RECONNECTS`` drops fail the user."""
+    """Run the chapter's code cells in a new kernel of ``user``'s; ``None`` when all went as expected."""
     rel = f"notebooks/{chapter.name}"
     sess = await hub.call(
         "POST", f"/user/{user}/api/sessions", {"path": rel, "type": "notebook", "kernel": {"name": "python3"}}
     )
     kernel = sess["kernel"]["id"]
+    try:
+        # Kernels must use IPC sockets in the student's private directory: TCP ports picked by 20
+        # servers at once collided ("Address already in use"), and that student's kernel never answered.
+        info = hub.homes / user / ".tmp" / f"kernel-{kernel}.json"
+        transport = json.loads(info.read_text(encoding="utf-8")).get("transport") if info.exists() else None
+        if transport != "ipc":
+            return f"the kernel's connection file ({info}) says transport {transport!r}, not 'ipc'"
+        return await _run_cells(hub, user, kernel, chapter, drops)
+    finally:
+        await hub.call("DELETE", f"/user/{user}/api/sessions/{sess['id']}", ok=(204, 404))
+
+
+async def _run_cells(hub: Hub, user: str, kernel: str, chapter: Path, drops: list[str]) -> str | None:
+    """The cells, in order, over the kernel's websocket; the first unexpected error, else ``None``.
+
+    A dropped websocket is reconnected with the same session, as JupyterLab reconnects, and noted in
+    ``drops``; more than ``MAX_RECONNECTS`` drops fail the user."""
     session = uuid.uuid4().hex
     # The session id in the URL, as JupyterLab sends it: when a websocket drops, the server buffers
     # the kernel's messages for that session and replays them to the next connection that names it.
@@ -161,7 +176,6 @@ async def run_chapter(hub: Hub, user: str, chapter: Path, drops: list[str]) -> s
                 break
     finally:
         conn.close()
-        await hub.call("DELETE", f"/user/{user}/api/sessions/{sess['id']}", ok=(204, 404))
     return None
 
 
@@ -266,7 +280,7 @@ def main() -> int:
     base = f"http://127.0.0.1:{port}"
     report: dict[str, Any] = {"users_asked": args.users, "chapter": chapters[0].name}
     try:
-        hub = Hub(base, token)
+        hub = Hub(base, token, state / "home")
         loop = asyncio.new_event_loop()
         deadline = time.monotonic() + 120
         while True:
@@ -300,6 +314,7 @@ def main() -> int:
             os.killpg(hub_proc.pid, signal.SIGKILL)
             hub_proc.wait()
         log.close()
+        shutil.copy(state / "hub.log", REPO / "build" / "hub.log")  # kept for a failure's post-mortem
         out = REPO / "build" / "hub-report.json"
         out.parent.mkdir(exist_ok=True)
         out.write_text(json.dumps(report, indent=2) + "\n")
