@@ -89,12 +89,14 @@ def nav_cell(text: str) -> nbformat.NotebookNode:
     return cell
 
 
+def wrapped_lines(text: str) -> int:
+    """The lines markdown ``text`` takes on a slide (either deck), long lines wrapped at ``PROSE_WIDTH``."""
+    return sum(max(1, -(-len(line) // PROSE_WIDTH)) for line in text.splitlines())
+
+
 def screen_lines(cell: nbformat.NotebookNode) -> int:
-    """The lines ``cell``'s source takes on a slide: code line for line, markdown wrapped at ``PROSE_WIDTH``."""
-    lines = cell.source.splitlines()
-    if cell.cell_type != "markdown":
-        return len(lines)
-    return sum(max(1, -(-len(line) // PROSE_WIDTH)) for line in lines)
+    """The lines ``cell``'s source takes on a slide: code line for line, markdown wrapped (``wrapped_lines``)."""
+    return wrapped_lines(cell.source) if cell.cell_type == "markdown" else len(cell.source.splitlines())
 
 
 def slide_types(cells: list[nbformat.NotebookNode]) -> list[str]:

@@ -31,6 +31,8 @@ import sys
 from pathlib import Path
 
 import nbformat
+from build_notebooks import CODE_LINES
+from build_notebooks import wrapped_lines as screen_lines  # one measure of prose on a slide, both decks
 from nbconvert import SlidesExporter
 from traitlets.config import Config
 
@@ -41,9 +43,8 @@ TEMPLATE = ROOT / "slides" / "template" / "msgmodel_slides.html.j2"
 REVEAL_PACKAGE = ROOT / "slides" / "node_modules" / "reveal.js"
 REVEAL_DIR = "reveal.js"  # next to the slides, as the template's reveal_url_prefix
 REVEAL_FILES = ("dist", "plugin/notes", "LICENSE")
-FOLD_LINES = 15  # a code cell longer than this shows collapsed on its slide
+FOLD_LINES = CODE_LINES  # a code cell longer than this shows collapsed (in the live deck it starts a subslide)
 MD_LINES = 24  # screen lines of markdown on one slide before the rest of the cell goes to a subslide
-MD_WIDTH = 100  # characters per screen line of prose at the deck's size
 SLIDE_PX = 720  # estimated content height of one slide (the deck is 800 px tall) before a cell starts a subslide
 OUTPUT_PX = 560  # an output taller than this scrolls in its own box (the template's max-height)
 OUTPUT_WIDTH = 110  # characters per line of a text output
@@ -76,11 +77,6 @@ def fold_label(source: str) -> str | None:
     if lines and all(SETUP_LINE.match(line.strip()) for line in lines):
         return f"setup: imports, {len(lines)} lines (click to show)"
     return None
-
-
-def screen_lines(text: str) -> int:
-    """How many lines ``text`` (markdown) takes on a slide, its long lines wrapped at ``MD_WIDTH``."""
-    return sum(max(1, -(-len(line) // MD_WIDTH)) for line in text.splitlines())
 
 
 def markdown_blocks(source: str) -> list[str]:
