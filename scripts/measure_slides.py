@@ -94,6 +94,16 @@ def measure(only: list[str] | None = None, browser: Any = None) -> list[Slide]:
         page.close()
 
 
+def shoot_tallest(browser: Any, slides: list[Slide], n: int) -> None:
+    """Screenshots of the ``n`` tallest of ``slides`` (``build/screenshots/slides-fit-NN-h.v.png``)."""
+    page = browser.new_page()
+    try:
+        for s in sorted(slides, key=lambda s: -s.height)[:n]:
+            measure_deck(page, DECKS / f"{s.deck}.slides.html", {s.where})
+    finally:
+        page.close()
+
+
 def report(slides: list[Slide], limit: int = HEIGHT, worst: int = 10) -> str:
     """Per chapter: slides, how many are over ``limit`` px, the tallest; then the ``worst`` tallest overall."""
     lines = [f"{'deck':32} slides  over {limit}px  tallest  boxed outputs"]
@@ -118,11 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     with chromium.browser() as b:
         slides = measure(args.only or None, b)
         print(report(slides))
-        if args.shots:
-            page = b.new_page()
-            for s in sorted(slides, key=lambda s: -s.height)[: args.shots]:
-                measure_deck(page, DECKS / f"{s.deck}.slides.html", {s.where})
-            page.close()
+        shoot_tallest(b, slides, args.shots)
     return 0
 
 

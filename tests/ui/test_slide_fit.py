@@ -12,11 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import build_slides
+import measure_slides
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-import build_slides  # noqa: E402
-import measure_slides  # noqa: E402
 
 pytestmark = pytest.mark.ui
 
@@ -35,12 +33,7 @@ def test_every_static_slide_fits_the_screen(browser: Any, screenshots: Path) -> 
         assert len(walked) == n, f"{deck}: walked {len(walked)} slides of {n}"
     assert all(s.height > 0 and s.text for s in slides), "an empty slide"
     tall = [s for s in slides if s.height > LIMIT and f"{s.chapter} {s.where}" not in TALL_ALLOWED]
-    page = browser.new_page()
-    try:
-        for s in sorted(slides, key=lambda s: -s.height)[:3]:
-            measure_slides.measure_deck(page, build_slides.OUT / f"{s.deck}.slides.html", {s.where})
-    finally:
-        page.close()
+    measure_slides.shoot_tallest(browser, slides, 3)
     assert not tall, "slides taller than the screen:\n" + "\n".join(
         f"{s.chapter} slide {s.number} ({s.where}): {s.height} px  {s.text}" for s in tall
     )
