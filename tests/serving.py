@@ -23,3 +23,4 @@ def serving(**kwargs: Any) -> Iterator[LocalServer]:
         srv.shutdown()
         srv.server_close()
         thread.join(HANG_GUARD)
+        assert not thread.is_alive(), "the server's thread did not stop"

@@ -23,6 +23,7 @@ import anthropic
 import httpx2
 import msgspec
 import pytest
+from serving import serving
 
 from msgmodel.api.demo_tools import demo_registry
 from msgmodel.api.server import LocalServer, configure_serve, make_server, run_serve
@@ -68,10 +69,7 @@ def stop(server: LocalServer, thread: threading.Thread) -> None:
 
 @pytest.fixture
 def server() -> Iterator[LocalServer]:
-    srv = make_server(0, max_body_bytes=LIMIT)
-    thread = run(srv)
-    yield srv
-    stop(srv, thread)
+    yield from serving(max_body_bytes=LIMIT)
 
 
 def sdk(server: LocalServer, api_key: str = "x", **kwargs: Any) -> anthropic.Anthropic:

@@ -7,7 +7,6 @@ default tool runner over HTTP (``make_server`` on 127.0.0.1, one short-lived ser
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -19,6 +18,7 @@ import pytest
 from anthropic import beta_async_tool, beta_tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from serving import serving
 
 from msgmodel.api.constraints import NO_TOOL_TEXT, constrain, fits, tool_choice_of
 from msgmodel.api.demo_tools import DEMO_FILES
@@ -29,12 +29,10 @@ from msgmodel.api.server import (
     async_local_client,
     handle_messages,
     local_client,
-    make_server,
 )
 from msgmodel.core.message import TextBlock, ToolUseBlock
 
 MODEL = "claude-haiku-4-5"
-JOIN_TIMEOUT = 60.0  # a hang guard, not a performance assertion
 
 WEATHER: Any = {
     "name": "get_weather",
@@ -348,14 +346,7 @@ def test_the_async_sdk_tool_runner_completes_in_process(stream: bool) -> None:
 
 @pytest.fixture
 def server() -> Iterator[LocalServer]:
-    srv = make_server(0)
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
-    thread.join(JOIN_TIMEOUT)
-    assert not thread.is_alive()
+    yield from serving()
 
 
 def test_the_sdk_tool_runner_completes_over_http_sync_async_and_streaming(server: LocalServer) -> None:
