@@ -2,6 +2,7 @@
 
 ``server``      the API itself (in-process clients for the official SDK, and ``serve`` over HTTP)
 ``request``     what a request body may hold (``validate_body``, ``known_models``)
+``parsed``      an accepted body read once into a typed ``ParsedRequest``, which every part below works from
 ``limits``      tokens, usage, and the answer cut by ``max_tokens`` / ``stop_sequences``
 ``budget``      the per-request time budget (504 ``timeout_error``), and request patterns run under it
 ``models``      ``GET /v1/models`` and ``GET /v1/models/{id}``

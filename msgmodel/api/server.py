@@ -121,9 +121,10 @@ import msgspec
 
 from msgmodel.api import budget, limits, models
 from msgmodel.api.constraints import constrain
+from msgmodel.api.parsed import ParsedRequest, parse_request
 from msgmodel.api.request import validate_body
 from msgmodel.api.schema_instance import SchemaError
-from msgmodel.api.scripted import Model, RuleModel, signature_for
+from msgmodel.api.scripted import Model, RuleModel
 from msgmodel.core.message import (
     ContentBlock,
     DecodeError,
@@ -327,29 +328,29 @@ def _check_request(
 # ---------------------------------------------------------------------------------------
 
 
-def _signed(blocks: Sequence[ContentBlock], request: Mapping[str, Any]) -> list[ContentBlock]:
+def _signed(blocks: Sequence[ContentBlock], request: ParsedRequest) -> list[ContentBlock]:
     """The blocks, every thinking block signed (the API signs all it returns)."""
     out: list[ContentBlock] = []
     for b in blocks:
         if b.type == "thinking" and b.signature is None:
-            b = ThinkingBlock(thinking=b.thinking, signature=signature_for(b.thinking, request), extra=b.extra)
+            b = ThinkingBlock(thinking=b.thinking, signature=request.signature(b.thinking), extra=b.extra)
         out.append(b)
     return out
 
 
 def _message(
-    request: Mapping[str, Any], delivered: limits.Delivered, content: list[dict[str, Any]], seq: int
+    request: ParsedRequest, delivered: limits.Delivered, content: list[dict[str, Any]], seq: int
 ) -> dict[str, Any]:
     """The Message JSON answering ``request`` with the ``delivered`` blocks (``content`` is their wire form)."""
     return {
         "id": f"msg_local_{seq:06d}",
         "type": "message",
         "role": "assistant",
-        "model": request["model"],
+        "model": request.model,
         "content": content,
         "stop_reason": delivered.stop_reason,
         "stop_sequence": delivered.stop_sequence,
-        "usage": limits.usage(limits.input_tokens(request), limits.output_tokens(delivered.blocks)),
+        "usage": limits.usage(limits.input_tokens(request.body), limits.output_tokens(delivered.blocks)),
     }
 
 
@@ -457,7 +458,10 @@ def _answer_messages(
     checked = _check_request(body, headers, request_id, needs_max_tokens=True, refuse_thread=True)
     if isinstance(checked, Response):
         return checked
-    request = checked
+    try:
+        request = parse_request(checked)
+    except DecodeError as e:  # the validator accepted a history the codec cannot read
+        return error_response(400, "invalid_request_error", str(e), request_id=request_id)
     try:
         answer = (model if model is not None else RuleModel()).respond(request)
         delivered = limits.apply_limits(_signed(constrain(list(answer), request), request), request)
@@ -474,7 +478,7 @@ def _answer_messages(
     except Exception as e:
         return error_response(500, "api_error", f"local model failed: {type(e).__name__}: {e}", request_id=request_id)
     message = _message(request, delivered, content, seq() if callable(seq) else seq)
-    if request.get("stream") is True:
+    if request.stream:
         sse_headers = (
             ("content-type", "text/event-stream; charset=utf-8"),
             ("cache-control", "no-cache"),
