@@ -32,7 +32,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from serving import HANG_GUARD
 
-from msgmodel.api.server import LocalAPI, handle_messages
+from msgmodel.api.server import LocalAPI, handle_messages, local_client
 
 MODEL = "claude-haiku-4-5"
 BODY: Any = {"model": MODEL, "max_tokens": 4096, "messages": [{"role": "user", "content": "go"}]}
@@ -405,3 +405,91 @@ def test_decimal_bounds_and_steps_get_a_valid_number_or_a_proven_400(
         assert e.unsatisfiable or "validator accepts" in e.message, (schema, str(e))
         return
     jsonschema.Draft202012Validator(schema).validate(value)
+
+
+# -- Anthropic-defined tools -------------------------------------------------------------------
+
+ANTHROPIC_TOOLS: list[tuple[dict[str, Any], str, str, dict[str, Any]]] = [
+    ({"type": "bash_20250124", "name": "bash"}, "tool_use", "bash", {"command": str}),
+    (
+        {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+        "tool_use",
+        "",
+        {"command": "view", "path": str},
+    ),
+    ({"type": "text_editor_20250124", "name": "str_replace_editor"}, "tool_use", "", {"command": "view", "path": str}),
+    ({"type": "memory_20250818", "name": "memory"}, "tool_use", "memory", {"command": "view", "path": str}),
+    ({"type": "web_search_20250305", "name": "web_search"}, "server_tool_use", "web_search", {"query": str}),
+    ({"type": "web_fetch_20250910", "name": "web_fetch"}, "server_tool_use", "web_fetch", {"url": str}),
+    ({"type": "code_execution_20250522", "name": "code_execution"}, "server_tool_use", "code_execution", {"code": str}),
+    (
+        {"type": "code_execution_20250825", "name": "code_execution"},
+        "server_tool_use",
+        "bash_code_execution",
+        {"command": str},
+    ),
+    (
+        {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
+        "server_tool_use",
+        "",
+        {"query": str},
+    ),
+    (
+        {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+        "server_tool_use",
+        "",
+        {"query": str},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "block", "name", "shape"), ANTHROPIC_TOOLS, ids=[t["type"] for t, *_ in ANTHROPIC_TOOLS]
+)
+def test_forcing_an_anthropic_defined_tool_gives_its_documented_input_shape(
+    tool: dict[str, Any], block: str, name: str, shape: dict[str, Any]
+) -> None:
+    # Before: a tool_use with input {} for every one of them.
+    c = local_client()
+    said = "What is new at https://example.org/news today?"
+    reply = c.messages.create(
+        model=MODEL,
+        max_tokens=256,
+        messages=[{"role": "user", "content": said}],
+        tools=[tool],  # type: ignore[list-item]
+        tool_choice={"type": "tool", "name": tool["name"]},
+    )
+    call = reply.content[0]
+    assert call.type == block and call.name == (name or tool["name"]), reply.content
+    assert set(call.input) == set(shape), call.input  # type: ignore[union-attr]
+    for key, expected in shape.items():
+        value = call.input[key]  # type: ignore[union-attr, index]
+        assert isinstance(value, str) and value if expected is str else value == expected, (key, value)
+    if block == "server_tool_use":  # the API runs it: its result follows, here the documented "unavailable"
+        result = reply.content[1]
+        assert result.type.endswith("_tool_result") and result.tool_use_id == call.id  # type: ignore[union-attr]
+        assert result.content.error_code == "unavailable"  # type: ignore[union-attr]
+        assert reply.stop_reason == "end_turn"
+        if tool["name"] == "web_fetch":
+            assert call.input == {"url": "https://example.org/news"}  # type: ignore[union-attr]
+    else:
+        assert reply.stop_reason == "tool_use"
+
+
+def test_a_forced_server_tool_call_replays_as_a_valid_history() -> None:
+    c = local_client()
+    tool: Any = {"type": "web_search_20250305", "name": "web_search"}
+    first = c.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=[{"role": "user", "content": "x"}],
+        tools=[tool],
+        tool_choice={"type": "any"},
+    )
+    history: Any = [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
+        {"role": "user", "content": "and?"},
+    ]
+    again = c.messages.create(model=MODEL, max_tokens=64, messages=history, tools=[tool])
+    assert again.content and again.content[0].type == "text"

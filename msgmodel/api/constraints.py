@@ -14,7 +14,9 @@ from this module):
       comes before the call), each to an allowed tool with an ``input`` that fits the tool's
       ``input_schema``; a model that called none gets one call to the forced tool (for ``any``,
       the first tool the conversation has not called yet) whose input is built from the schema
-      by ``msgmodel.api.schema_instance``;
+      by ``msgmodel.api.schema_instance``, or for a tool Anthropic defines (``bash``,
+      ``web_search``, ...) takes its documented shape (``msgmodel.api.anthropic_tools``; a tool the
+      API runs gives a ``server_tool_use`` and its result, a model's own such call is kept);
     * ``disable_parallel_tool_use``: at most one ``tool_use`` block (exactly one when forced);
     * a JSON output format: an answer without tool calls is one text block holding one JSON
       document valid against the schema: the model's own text when it already is a JSON
@@ -34,9 +36,10 @@ from typing import Any
 
 import msgspec
 
+from msgmodel.api.anthropic_tools import forced_anthropic_call, server_call_names
 from msgmodel.api.parsed import ParsedRequest, ToolChoice, as_parsed, output_schema_of, tool_choice_of
 from msgmodel.api.schema_instance import instance_of
-from msgmodel.core.message import ContentBlock, TextBlock, ToolUseBlock
+from msgmodel.core.message import ContentBlock, OpaqueBlock, TextBlock, ToolUseBlock, server_tool_link
 from msgmodel.core.tools import input_problem
 
 __all__ = ["NO_TOOL_TEXT", "ToolChoice", "constrain", "fits", "forced_call", "output_schema_of", "tool_choice_of"]
@@ -45,16 +48,27 @@ NO_TOOL_TEXT = "I answer without calling a tool, as tool_choice is none."
 """The text left when ``tool_choice: none`` removed every block of an answer (our wording)."""
 
 
-def forced_call(request: ParsedRequest | Mapping[str, Any], name: str, index: int = 0) -> ToolUseBlock:
-    """A call to tool ``name`` of ``request`` with an input built from its ``input_schema``."""
+def forced_call(request: ParsedRequest | Mapping[str, Any], name: str, index: int = 0) -> list[ContentBlock]:
+    """A call to tool ``name`` of ``request``: a ``tool_use`` whose input is built from the tool's
+    ``input_schema``, or for a tool Anthropic defines the call its documented shape gives
+    (``msgmodel.api.anthropic_tools``: a ``server_tool_use`` and its result for one the API runs)."""
     req = as_parsed(request)
     tool = req.tool(name)
     if tool is None:
         raise ValueError(f"tool_choice names the tool {name!r}, which the request's tools do not define")
+    defined = forced_anthropic_call(req, tool, index)
+    if defined is not None:
+        return defined
     value = instance_of(tool.input_schema) if tool.input_schema is not None else {}
     if not isinstance(value, dict):  # an input is always an object; a schema that says otherwise gets {}
         value = {}
-    return ToolUseBlock(id=req.tool_use_id(index), name=name, input=value)
+    return [ToolUseBlock(id=req.tool_use_id(index), name=name, input=value)]
+
+
+def _is_server_call(b: ContentBlock, names: frozenset[str]) -> bool:
+    """Whether ``b`` is a ``server_tool_use`` (a call the API runs) carrying one of ``names``."""
+    link = server_tool_link(b)
+    return link is not None and link[0] == "use" and isinstance(b, OpaqueBlock) and b.raw.get("name") in names
 
 
 def fits(value: object, schema: Mapping[str, Any] | None) -> bool:
@@ -98,10 +112,13 @@ def constrain(blocks: Sequence[ContentBlock], request: ParsedRequest | Mapping[s
         out = [b for b in out if b.type != "tool_use"]
     elif choice.forced:
         allowed = {choice.name} if choice.kind == "tool" and choice.name is not None else {t.name for t in req.tools}
-        calls = [b for b in out if b.type == "tool_use" and b.name in allowed and fits(b.input, _schema(req, b.name))]
-        if not calls:
+        calls: list[ContentBlock] = [
+            b for b in out if b.type == "tool_use" and b.name in allowed and fits(b.input, _schema(req, b.name))
+        ]
+        server_names = frozenset(n for t in req.tools if t.name in allowed for n in server_call_names(t))
+        if not calls and not any(_is_server_call(b, server_names) for b in out):
             name = choice.name if choice.kind == "tool" and choice.name is not None else _any_tool(req)
-            calls = [forced_call(req, name)]
+            calls = forced_call(req, name)
         others = [b for b in out if b.type not in ("tool_use", "text")]
         out = [*others, *calls]
     if choice.disable_parallel_tool_use:
