@@ -32,7 +32,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from serving import HANG_GUARD
 
+from msgmodel.api.scripted import ScriptedModel
 from msgmodel.api.server import LocalAPI, handle_messages, local_client
+from msgmodel.core.message import TextBlock
 
 MODEL = "claude-haiku-4-5"
 BODY: Any = {"model": MODEL, "max_tokens": 4096, "messages": [{"role": "user", "content": "go"}]}
@@ -178,6 +180,19 @@ def test_the_server_answers_the_repeated_const_in_bounded_memory_and_others_wait
     finally:
         server.kill()
         server.wait()
+
+
+def test_the_budget_covers_the_models_answer_and_its_encoding() -> None:
+    # Before, the budget was checked only inside the schema walk: a model that took longer than the
+    # budget, or an answer whose encoding did, still got a 200 after it.
+    def slow(request: Any) -> list[TextBlock]:
+        time.sleep(0.3)
+        return [TextBlock("late")]
+
+    r = handle_messages(msgspec.json.encode(BODY), model=ScriptedModel([slow]), time_budget=0.1)
+    assert r.status == 504 and r.json()["error"]["type"] == "timeout_error", r.json()
+    assert "the model's answer" in r.json()["error"]["message"]
+    assert handle_messages(msgspec.json.encode(BODY), model=ScriptedModel([slow]), time_budget=5.0).status == 200
 
 
 # ---------------------------------------------------------------------------------------

@@ -60,11 +60,18 @@ Errors, exactly as the live API shapes them
       ``thinking`` ...), the ``messages`` rules of ``msgmodel.core.protocol``, then the model:
       an id the SDK does not list is 404 ``not_found_error`` ``model: <id>``.
 
+    The accepted body is then read once into a ``msgmodel.api.parsed.ParsedRequest``, which the
+    model, the constraints and the limits all work from. A forced tool's ``input_schema`` or the
+    JSON output schema that has no value, or that ``msgmodel.api.schema_instance`` cannot serve
+    within its bounds, is a 400 ``invalid_request_error`` ``the local API cannot build a value for
+    this schema: <path in the schema>: ...`` (our wording).
+
     Other statuses: 404 ``not_found_error`` for an unknown path, 405 for a wrong method,
     413 ``request_too_large`` over 32 MiB (``Request exceeds the maximum allowed number of
     bytes.``), 500 ``api_error`` when the plugged model raises (its text included), 504
     ``timeout_error`` when a request's work outlasts its time budget (10 s by default; the text
-    is ours, see ``msgmodel.api.budget``), with ``x-should-retry: false``.
+    is ours, see ``msgmodel.api.budget``), with ``x-should-retry: false``. The budget covers the
+    whole answer: building a schema's value, the model's answer, and encoding it.
 
 The answer
     ``id`` ``msg_local_NNNNNN``, ``type`` ``message``, ``role`` ``assistant``, the
@@ -338,9 +345,7 @@ def _signed(blocks: Sequence[ContentBlock], request: ParsedRequest) -> list[Cont
     return out
 
 
-def _message(
-    request: ParsedRequest, delivered: limits.Delivered, content: list[dict[str, Any]], seq: int
-) -> dict[str, Any]:
+def _message(request: ParsedRequest, delivered: limits.Delivered, content: msgspec.Raw, seq: int) -> dict[str, Any]:
     """The Message JSON answering ``request`` with the ``delivered`` blocks (``content`` is their wire form)."""
     return {
         "id": f"msg_local_{seq:06d}",
@@ -464,10 +469,11 @@ def _answer_messages(
         return error_response(400, "invalid_request_error", str(e), request_id=request_id)
     try:
         answer = (model if model is not None else RuleModel()).respond(request)
+        budget.check("the model's answer")
         delivered = limits.apply_limits(_signed(constrain(list(answer), request), request), request)
-        blocks = delivered.blocks
-        content = [block_to_api(b) for b in blocks]
-        _ENCODER.encode(content)  # a model's block that is not JSON fails here, as the model's fault
+        # Encoded once, inside the budget: a model's block that is not JSON fails here, as the model's fault.
+        content = msgspec.Raw(_ENCODER.encode([block_to_api(b) for b in delivered.blocks]))
+        budget.check("encoding the answer")
     except DecodeError as e:  # the validator accepted a history the codec cannot read
         return error_response(400, "invalid_request_error", str(e), request_id=request_id)
     except SchemaError as e:  # a tool's or the output format's schema this server cannot serve (wording ours)
@@ -484,7 +490,7 @@ def _answer_messages(
             ("cache-control", "no-cache"),
             ("request-id", request_id),
         )
-        return Response(200, sse_headers, _sse(_stream_events(message, blocks)))
+        return Response(200, sse_headers, _sse(_stream_events(message, delivered.blocks)))
     return _json_response(200, message, request_id)
 
 
