@@ -97,7 +97,9 @@ Over HTTP (``LocalServer``)
     byte at a time included: a connection idle or slower than that is closed; a body shorter
     than its ``Content-Length`` is a 400. At most ``max_connections`` (64) are served at once:
     one more waits up to ``overload_wait`` (1 s) for a free slot, then gets the API's 529
-    ``overloaded_error`` (which the SDK retries), never a reset. A client that disconnects early
+    ``overloaded_error`` (which the SDK retries), never a reset. It waits in a queue, without a
+    thread of its own and never in the accept loop (``msgmodel.api.admission``), so a burst past
+    the cap delays no other client. A client that disconnects early
     is not logged as an error; ``Content-Length`` must be one header of ASCII digits (``1_0``,
     ``+5`` or two headers are a 400 ``Invalid Content-Length``).
 
@@ -127,6 +129,7 @@ from urllib.parse import unquote
 import msgspec
 
 from msgmodel.api import budget, limits, models
+from msgmodel.api.admission import Admission
 from msgmodel.api.constraints import constrain
 from msgmodel.api.parsed import ParsedRequest, parse_request
 from msgmodel.api.request import validate_body
@@ -660,6 +663,7 @@ _DIGITS: Final = re.compile(r"[0-9]{1,20}")
 SOCKET_TIMEOUT: Final = 30.0
 """Seconds a connection may sit idle (or a body may stall) before the server closes it."""
 MAX_CONNECTIONS: Final = 64
+"""Connections served at once; more wait for a slot without a thread (``msgmodel.api.admission``)."""
 OVERLOAD_WAIT: Final = 1.0
 """Seconds a connection over ``MAX_CONNECTIONS`` waits for a slot before its 529."""
 _OVERLOADED: Final = (
@@ -667,7 +671,9 @@ _OVERLOADED: Final = (
     b"x-should-retry: true\r\nContent-Length: 75\r\n\r\n"
     b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
 )
-"""Connections served at once; one more is closed at once instead of holding a thread."""
+_UNREAD_LIMIT: Final = 1 << 16
+"""Bytes a refused connection may have sent that are read (and dropped) before it is closed, so the
+client reads its 529 instead of a reset (closing a socket with unread data sends a reset)."""
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -829,31 +835,39 @@ class LocalServer(ThreadingHTTPServer):
         self.quiet = quiet
         self.socket_timeout = socket_timeout
         self.overload_wait = overload_wait
-        self._slots = threading.BoundedSemaphore(max_connections)
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
+        self.admission = Admission(
+            max_connections, overload_wait, start=super().process_request, refuse=self._refuse_overloaded
+        )
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(timeout=self.overload_wait):  # over the cap: 529, keep no thread
-            try:
-                request.settimeout(1.0)
-                request.sendall(_OVERLOADED)
-            except OSError:
-                pass
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self._slots.release()
-            raise
+        """Called by the accept loop: served, queued or refused by ``self.admission``, never waited for here."""
+        self.admission.admit(request, client_address)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self.admission.release()
+
+    def _refuse_overloaded(self, request: Any) -> None:
+        """The API's 529 on a connection that got no slot, then close it; never blocks."""
+        try:
+            request.setblocking(False)
+            request.send(_OVERLOADED)  # 200 bytes into an empty send buffer: whole
+            unread = 0
+            while unread < _UNREAD_LIMIT and (chunk := request.recv(_UNREAD_LIMIT)):
+                unread += len(chunk)
+        except OSError:  # nothing more to read now (EAGAIN), or the client is gone
+            pass
+        self.shutdown_request(request)
+
+    def server_close(self) -> None:
+        if hasattr(self, "admission"):  # a failed bind closes the server before the admission exists
+            self.admission.close()
+        super().server_close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], (TimeoutError, ConnectionError)):
