@@ -35,6 +35,7 @@ from typing import Any, Final
 import jsonschema
 import msgspec
 import pytest
+from test_api_tools import WEATHER
 
 from msgmodel.api.server import handle_messages
 
@@ -124,19 +125,7 @@ _KEYWORDS: Final = (
     "nullable",
 )
 _REALISTIC: Final[tuple[Any, ...]] = (
-    {
-        "type": "object",
-        "properties": {
-            "city": {"type": "string", "minLength": 2},
-            "unit": {"enum": ["celsius", "fahrenheit"]},
-            "days": {"type": "integer", "minimum": 1, "maximum": 7},
-            "when": {"type": "string", "format": "date"},
-            "stops": {"type": "array", "items": {"$ref": "#/$defs/Stop"}, "minItems": 2},
-        },
-        "required": ["city", "unit", "days", "when", "stops"],
-        "$defs": {"Stop": {"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"]}},
-        "additionalProperties": False,
-    },
+    WEATHER["input_schema"],
     {
         "$defs": {
             "Node": {
