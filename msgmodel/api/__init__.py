@@ -11,7 +11,8 @@
 ``constraints`` what ``tool_choice`` and ``output_config.format`` make of any model's answer
 ``anthropic_tools`` the documented input shapes of the tools Anthropic defines (``bash``, ``web_search``, ...)
 ``schema_instance`` one deterministic JSON instance of a JSON schema (forced tool inputs, JSON output),
-                with ``schema_numbers`` (its numbers, exactly) and ``pattern_text`` (its strings for a ``pattern``)
+                with ``schema_numbers`` (its numbers, exactly), ``pattern_text`` (its strings for a
+                ``pattern``) and ``schema_checks`` (whether a ``const`` / ``enum`` value passes its schema)
 ``demo_tools``  the demo tool set (an in-memory project, a calculator)
 
 Built on the core (``msgmodel.core``), never imported by it.

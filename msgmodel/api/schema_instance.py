@@ -7,21 +7,22 @@ schema-valid output: the ``input`` of a tool call forced by ``tool_choice`` and 
 ``output_config.format`` of type ``json_schema``.
 
 What it honours
-    ``type`` (a name or a list: the first non-null one), ``enum`` and ``const`` (checked against
-    the schema's own ``type``, bounds, lengths and cheap ``pattern``: the first ``enum`` value that
-    passes), objects (every ``required`` property and what ``dependentRequired`` adds, built from
-    ``properties``, a matching ``patternProperties`` or ``additionalProperties``; optional ones only
-    to reach ``minProperties``), arrays (``items``, ``prefixItems`` and the draft-4 list form of
-    ``items``, ``contains``/``minContains``; one item when ``minItems``/``maxItems`` allow it,
-    otherwise ``minItems``; distinct items under ``uniqueItems``), strings (``minLength``,
-    ``maxLength``, the formats ``date``, ``date-time``, ``time``, ``email``, ``uri``, ``uuid``,
-    ``hostname``, ``ipv4``, ``ipv6``, ``duration``, and ``pattern``: a placeholder when it matches,
-    otherwise a string written from the pattern, ``msgmodel.api.pattern_text``), numbers and
-    integers (``minimum``, ``maximum``, both ``exclusive`` forms, ``multipleOf``, exactly:
-    ``msgmodel.api.schema_numbers``), local ``$ref`` (``#``, ``#/$defs/...``,
-    ``#/definitions/...``, any JSON pointer), ``allOf`` (merged: properties and ``required`` joined,
-    ``type`` and ``enum`` intersected, bounds tightened, two unions both kept), ``anyOf`` /
-    ``oneOf`` (the first branch that yields an instance), OpenAPI's ``nullable``, and the boolean
+    ``type`` (a name or a list: the first non-null one); ``enum`` and ``const`` (checked against
+    the schema's own ``type``, bounds, lengths and cheap ``pattern`` by
+    ``msgmodel.api.schema_checks``: the first ``enum`` value that passes); objects (every
+    ``required`` property and what ``dependentRequired`` adds, built from ``properties``, a
+    matching ``patternProperties`` or ``additionalProperties``; optional ones only to reach
+    ``minProperties``); arrays (``items``, ``prefixItems`` and the draft-4 list form of ``items``,
+    ``contains``/``minContains``; one item when ``minItems``/``maxItems`` allow it, otherwise
+    ``minItems``; distinct items under ``uniqueItems``); strings (``minLength``, ``maxLength``,
+    the formats ``date``, ``date-time``, ``time``, ``email``, ``uri``, ``uuid``, ``hostname``,
+    ``ipv4``, ``ipv6``, ``duration``, and ``pattern``: a placeholder when it matches, otherwise a
+    string written from the pattern by ``msgmodel.api.pattern_text``); numbers and integers
+    (``minimum``, ``maximum``, both ``exclusive`` forms, ``multipleOf``, exactly, by
+    ``msgmodel.api.schema_numbers``); local ``$ref`` (``#``, ``#/$defs/...``,
+    ``#/definitions/...``, any JSON pointer); ``allOf`` (merged: properties and ``required``
+    joined, ``type`` and ``enum`` intersected, bounds tightened, two unions both kept); ``anyOf`` /
+    ``oneOf`` (the first branch that yields an instance); OpenAPI's ``nullable``; and the boolean
     schemas.
 
 What it does not
@@ -57,9 +58,9 @@ from typing import Any, Final
 import msgspec
 
 from msgmodel.api import budget
-from msgmodel.api.pattern_text import NoText, texts_matching
+from msgmodel.api.pattern_text import PATTERN_MAX_LENGTH, NoText, texts_matching
+from msgmodel.api.schema_checks import TYPES, declared_types, failed_keyword, json_equal
 from msgmodel.api.schema_numbers import NoNumber, number_for
-from msgmodel.api.schema_numbers import admits as number_admits
 
 __all__ = [
     "MAX_BYTES",
@@ -87,9 +88,6 @@ MAX_BYTES: Final = 2 * 1024 * 1024
 """The instance's JSON holds at most this many bytes (our limit). Before, nothing counted what
 ``const`` and ``enum`` values added: a 1 MiB ``const`` repeated 1 000 times through ``$ref`` (a 1 MiB
 request) took the server to 2 GB; and 1 000 strings of ``MAX_LENGTH`` in each of 6 arrays, 1.7 GB."""
-PATTERN_MAX_LENGTH: Final = 10_000
-"""A longer ``pattern`` is refused (our limit): Python reads a pattern in the server's own process,
-and one of 4 million characters took 12 s and 680 MB there, past the time budget."""
 _CHILD_TRIES: Final = 3
 """Candidates tried for a pattern that must be searched in a child process (20 ms or more each)."""
 
@@ -110,14 +108,8 @@ _FORMATS: Final[Mapping[str, str]] = {
     "ipv6": "2001:db8::1",
     "duration": "P1D",
 }
-_TYPES: Final = ("object", "array", "string", "integer", "number", "boolean", "null")
 _LOWER: Final = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains")
 _UPPER: Final = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
-_SIZE_KEYWORDS: Final[Mapping[type, tuple[str, str]]] = {
-    str: ("minLength", "maxLength"),
-    list: ("minItems", "maxItems"),
-    dict: ("minProperties", "maxProperties"),
-}
 _ENCODER: Final = msgspec.json.Encoder()
 _CANONICAL: Final = msgspec.json.Encoder(order="sorted")
 
@@ -271,7 +263,7 @@ class _Generator:
 
     def _const(self, schema: Mapping[str, Any], path: str) -> Any:
         value = schema["const"]
-        problem = self._problem(value, schema, path)
+        problem = failed_keyword(value, schema, path)
         if problem is not None:
             raise _Dead(f"{path}.const", f"the const value fails the schema's own {problem}", proven=True)
         self._spend(self._size(value), f"{path}.const")
@@ -281,49 +273,14 @@ class _Generator:
         values = schema["enum"]
         if not isinstance(values, list) or not values:
             raise SchemaError(f"{path}.enum", "expected a non-empty array")
-        allowed = [v for v in values if self._problem(v, schema, path) is None]
+        allowed = [v for v in values if failed_keyword(v, schema, path) is None]
         if not allowed:
-            problem = self._problem(values[0], schema, path)
+            problem = failed_keyword(values[0], schema, path)
             text = f"no value of the enum passes the schema's own keywords (the first fails its {problem})"
             raise _Dead(f"{path}.enum", text, proven=True)
         value = allowed[variant % len(allowed)]
         self._spend(self._size(value), f"{path}.enum")
         return value
-
-    def _problem(self, value: object, schema: Mapping[str, Any], path: str) -> str | None:
-        """The keyword of ``schema`` that a ``const`` / ``enum`` value fails (of those cheap to check), or None."""
-        budget.check(path)
-        types = _declared_types(schema.get("type"))
-        if types is not None and not any(_has_type(value, t) for t in types):
-            return f"type ({', '.join(types)})"
-        if "const" in schema and not _json_equal(value, schema["const"]):
-            return "const"
-        enum = schema.get("enum")
-        if isinstance(enum, list) and not any(_json_equal(value, v) for v in enum):
-            return "enum"
-        if _is_num(value) and not number_admits(value, schema):
-            return "bounds or multipleOf"
-        if isinstance(value, (str, list, dict)):
-            low, high = _SIZE_KEYWORDS[type(value)]
-            least: Any = schema.get(low)
-            most: Any = schema.get(high)
-            if (_is_num(least) and len(value) < least) or (_is_num(most) and len(value) > most):
-                return f"{low}/{high}"
-        required = schema.get("required")
-        if (
-            isinstance(value, dict)
-            and isinstance(required, list)
-            and any(isinstance(r, str) and r not in value for r in required)
-        ):
-            return "required"
-        pattern = schema.get("pattern")
-        if isinstance(value, str) and isinstance(pattern, str) and len(pattern) <= PATTERN_MAX_LENGTH:
-            try:
-                if budget.runs_in_process(pattern, len(value)) and not budget.search(pattern, value, f"{path}.pattern"):
-                    return "pattern"
-            except re.error:
-                return None  # reported where the pattern itself is read
-        return None
 
     def _ref(self, schema: Mapping[str, Any], path: str, *, key: str | None, variant: int) -> Any:
         ref = schema["$ref"]
@@ -390,7 +347,7 @@ class _Generator:
         elif k == "required":
             merged["required"] = list(dict.fromkeys([*merged.get("required", []), *v]))
         elif k == "type" and "type" in merged:
-            mine, theirs = _declared_types(merged["type"]), _declared_types(v)
+            mine, theirs = declared_types(merged["type"]), declared_types(v)
             if mine is None or theirs is None:
                 raise SchemaError(f"{where}.type", "expected a JSON type name or a list of them")
             both = [t for t in mine if t in theirs or (t == "integer" and "number" in theirs)]
@@ -399,12 +356,12 @@ class _Generator:
                 raise _Dead(f"{where}.type", "no JSON type satisfies every part of allOf", proven=True)
             merged["type"] = both
         elif k == "enum" and isinstance(merged.get("enum"), list) and isinstance(v, list):
-            kept = [a for a in merged["enum"] if any(_json_equal(a, b) for b in v)]
+            kept = [a for a in merged["enum"] if any(json_equal(a, b) for b in v)]
             if not kept:
                 raise _Dead(f"{where}.enum", "no value is in every enum of allOf", proven=True)
             merged["enum"] = kept
         elif k == "const" and "const" in merged:
-            if not _json_equal(merged["const"], v):
+            if not json_equal(merged["const"], v):
                 raise _Dead(f"{where}.const", "two parts of allOf require different values", proven=True)
         elif k in ("anyOf", "oneOf") and k in merged:
             pending.append((k, v))
@@ -642,63 +599,6 @@ def _add_dependencies(schema: Mapping[str, Any], wanted: list[str], path: str) -
             raise SchemaError(f"{path}.dependentRequired", f"more than {MAX_ITEMS} properties are required")
 
 
-def _declared_types(t: object) -> list[str] | None:
-    """The JSON type names ``type`` allows (a name or a list), or None when it is absent or not names."""
-    if isinstance(t, str):
-        return [t] if t in _TYPES else None
-    if isinstance(t, list) and t and all(isinstance(x, str) and x in _TYPES for x in t):
-        return list(dict.fromkeys(t))
-    return None
-
-
-def _has_type(value: object, t: str) -> bool:
-    match t:
-        case "null":
-            return value is None
-        case "boolean":
-            return isinstance(value, bool)
-        case "integer":
-            if isinstance(value, float):
-                return value.is_integer()
-            return isinstance(value, int) and not isinstance(value, bool)
-        case "number":
-            return _is_num(value)
-        case "string":
-            return isinstance(value, str)
-        case "array":
-            return isinstance(value, list)
-        case _:
-            return isinstance(value, dict)
-
-
-def _json_equal(a: object, b: object) -> bool:
-    """JSON equality as validators test ``const`` / ``enum``: ``1 == 1.0``, but ``true`` is not ``1``.
-
-    Iterative: a value nested a thousand levels deep is compared without recursion."""
-    pairs: list[tuple[object, object]] = [(a, b)]
-    while pairs:
-        x, y = pairs.pop()
-        if x is y:
-            continue
-        if isinstance(x, bool) or isinstance(y, bool):
-            if not (isinstance(x, bool) and isinstance(y, bool) and x == y):
-                return False
-        elif _is_num(x) and _is_num(y):
-            if x != y:
-                return False
-        elif isinstance(x, list) and isinstance(y, list):
-            if len(x) != len(y):
-                return False
-            pairs.extend(zip(x, y, strict=True))
-        elif isinstance(x, dict) and isinstance(y, dict):
-            if x.keys() != y.keys():
-                return False
-            pairs.extend((x[k], y[k]) for k in x)
-        elif type(x) is not type(y) or x != y:
-            return False
-    return True
-
-
 def _count(schema: Mapping[str, Any], keyword: str, path: str) -> int:
     value = schema.get(keyword, 0)
     if not _is_num(value) or value < 0:
@@ -711,7 +611,7 @@ def _count(schema: Mapping[str, Any], keyword: str, path: str) -> int:
 def _type_of(schema: Mapping[str, Any], path: str) -> str:
     t = schema.get("type")
     if isinstance(t, list):
-        named = [x for x in t if isinstance(x, str) and x in _TYPES]
+        named = [x for x in t if isinstance(x, str) and x in TYPES]
         if not named:
             raise SchemaError(f"{path}.type", "expected at least one JSON type")
         t = next((x for x in named if x != "null"), "null")
@@ -723,7 +623,7 @@ def _type_of(schema: Mapping[str, Any], path: str) -> str:
         if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
             return "number"
         return "string"
-    if not isinstance(t, str) or t not in _TYPES:
+    if not isinstance(t, str) or t not in TYPES:
         raise SchemaError(f"{path}.type", f"unknown type {t!r:.40}")
     return t
 
