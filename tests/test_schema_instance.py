@@ -45,8 +45,30 @@ def _numbers(draw: st.DrawFn, integer: bool) -> dict[str, Any]:
         hi = (lo if lo is not None else draw(st.integers(-1000, 1000))) + width
         schema["exclusiveMaximum" if draw(st.booleans()) else "maximum"] = hi
     if draw(st.booleans()) and "maximum" not in schema and "exclusiveMaximum" not in schema:
-        schema["multipleOf"] = draw(st.integers(1, 7))
+        schema["multipleOf"] = draw(st.integers(1, 7) | st.sampled_from([0.1, 0.25, 0.5, 0.01]))
+    if draw(st.booleans()):  # a bound that is not whole: -3.5 as an integer's maximum, 0.25 as a number's minimum
+        key = next(
+            (k for k in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum") if k in schema), "maximum"
+        )
+        schema[key] = schema.get(key, 0) + draw(st.sampled_from([0.5, -0.5, 0.25, -3.5]))
     return schema
+
+
+# Patterns real tool definitions carry (ids, codes, dates, enums, slugs), longer than 20 characters too.
+_PATTERNS = [
+    "^[A-Z]{2}-[0-9]{4}-[a-z]{3}$",
+    "^[a-z_][a-z0-9_]*$",
+    "^\\d{4}-\\d{2}-\\d{2}$",
+    "^(asc|desc)$",
+    "^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}$",
+    "^https?://[^\\s]+$",
+    "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+    "^#[0-9a-fA-F]{6}$",
+    "^\\+?[1-9]\\d{1,14}$",
+    "^[A-Z][a-z]+( [A-Z][a-z]+)*$",
+    "^v\\d+\\.\\d+\\.\\d+(-[a-z]+)?$",
+    "[a-z]",
+]
 
 
 @st.composite
@@ -55,6 +77,9 @@ def _strings(draw: st.DrawFn) -> dict[str, Any]:
     fmt = draw(st.none() | st.sampled_from(["date", "date-time", "email", "uri", "uuid", "ipv4", "hostname"]))
     if fmt:
         schema["format"] = fmt
+        return schema
+    if draw(st.booleans()):
+        schema["pattern"] = draw(st.sampled_from(_PATTERNS))
         return schema
     least = draw(st.integers(0, 30))
     if least:
