@@ -21,8 +21,9 @@ owns those shapes, keyed by the type without its date:
 ``forced_anthropic_call(request, tool, index) -> list[ContentBlock] | None``
     The call's blocks for a tool Anthropic defines; None for any other tool (a type this table does
     not know, a client tool).
-``server_call_names(tool)``
-    The names a ``server_tool_use`` block calling ``tool`` carries (``code_execution``'s sub-tools too).
+``server_call_names(tool)`` / ``server_call_name(block)``
+    The names a ``server_tool_use`` block calling ``tool`` carries (``code_execution``'s sub-tools
+    too); the name a given ``server_tool_use`` block carries.
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from msgmodel.api.parsed import ParsedRequest, ToolSpec
-from msgmodel.core.message import ContentBlock, ToolUseBlock, block_from_api, text_of
+from msgmodel.core.message import ContentBlock, OpaqueBlock, ToolUseBlock, block_from_api, server_tool_link, text_of
 
-__all__ = ["forced_anthropic_call", "server_call_names", "tool_family"]
+__all__ = ["forced_anthropic_call", "server_call_name", "server_call_names", "tool_family"]
 
 _DATED: Final = re.compile(r"_\d{8}$")
 _URL: Final = re.compile(r"https?://[^\s\"'<>)\]]+")
@@ -82,6 +83,15 @@ def server_call_names(tool: ToolSpec) -> frozenset[str]:
     if family == "code_execution":
         return frozenset({tool.name, "bash_code_execution", "text_editor_code_execution"})
     return frozenset({tool.name})
+
+
+def server_call_name(b: ContentBlock) -> str | None:
+    """The tool name a ``server_tool_use`` block calls (None for any other block)."""
+    link = server_tool_link(b)
+    if link is None or link[0] != "use" or not isinstance(b, OpaqueBlock):
+        return None
+    name = b.raw.get("name")
+    return name if isinstance(name, str) else None
 
 
 def _last_user_text(request: ParsedRequest) -> str:

@@ -36,10 +36,10 @@ from typing import Any
 
 import msgspec
 
-from msgmodel.api.anthropic_tools import forced_anthropic_call, server_call_names
+from msgmodel.api.anthropic_tools import forced_anthropic_call, server_call_name, server_call_names
 from msgmodel.api.parsed import ParsedRequest, ToolChoice, as_parsed, output_schema_of, tool_choice_of
 from msgmodel.api.schema_instance import instance_of
-from msgmodel.core.message import ContentBlock, OpaqueBlock, TextBlock, ToolUseBlock, server_tool_link
+from msgmodel.core.message import ContentBlock, TextBlock, ToolUseBlock
 from msgmodel.core.tools import input_problem
 
 __all__ = ["NO_TOOL_TEXT", "ToolChoice", "constrain", "fits", "forced_call", "output_schema_of", "tool_choice_of"]
@@ -63,12 +63,6 @@ def forced_call(request: ParsedRequest | Mapping[str, Any], name: str, index: in
     if not isinstance(value, dict):  # an input is always an object; a schema that says otherwise gets {}
         value = {}
     return [ToolUseBlock(id=req.tool_use_id(index), name=name, input=value)]
-
-
-def _is_server_call(b: ContentBlock, names: frozenset[str]) -> bool:
-    """Whether ``b`` is a ``server_tool_use`` (a call the API runs) carrying one of ``names``."""
-    link = server_tool_link(b)
-    return link is not None and link[0] == "use" and isinstance(b, OpaqueBlock) and b.raw.get("name") in names
 
 
 def fits(value: object, schema: Mapping[str, Any] | None) -> bool:
@@ -116,7 +110,7 @@ def constrain(blocks: Sequence[ContentBlock], request: ParsedRequest | Mapping[s
             b for b in out if b.type == "tool_use" and b.name in allowed and fits(b.input, _schema(req, b.name))
         ]
         server_names = frozenset(n for t in req.tools if t.name in allowed for n in server_call_names(t))
-        if not calls and not any(_is_server_call(b, server_names) for b in out):
+        if not calls and not any(server_call_name(b) in server_names for b in out):
             name = choice.name if choice.kind == "tool" and choice.name is not None else _any_tool(req)
             calls = forced_call(req, name)
         others = [b for b in out if b.type not in ("tool_use", "text")]
