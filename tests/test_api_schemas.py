@@ -335,6 +335,13 @@ SATISFIABLE: list[Any] = [
     },
     {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 3}, "minItems": 4, "uniqueItems": True},
     {"type": "array", "items": {"type": "string", "pattern": "^[a-z]{3}$"}, "minItems": 3, "uniqueItems": True},
+    {"allOf": [{"properties": {"x": {"type": "integer"}}}, {"properties": {"x": {"minimum": 5}}}], "required": ["x"]},
+    {
+        "allOf": [{"properties": {"a": {"type": "string"}}}],
+        "properties": {"b": {}},
+        "required": ["b"],
+        "additionalProperties": False,
+    },
 ]
 
 
@@ -365,6 +372,27 @@ UNSATISFIABLE: list[tuple[Any, str]] = [
     ({"type": "string", "pattern": "^a{10}$", "maxLength": 5}, "pattern"),
     ({"type": "array", "minItems": 3, "maxItems": 1}, "maxItems"),
     ({"anyOf": [False, {"not": {}, "type": "boolean", "enum": [1]}]}, ""),
+    # Found by the 30 000-schema fuzz run: a const next to a union was returned without the union's
+    # branches checking it; an allOf part's additionalProperties was read as covering only what no
+    # other part declared.
+    ({"anyOf": [{"type": "string"}, {"type": "null"}], "const": -1e308}, ""),
+    (
+        {
+            "allOf": [
+                {"properties": {"label": {"type": "string"}}, "required": ["label"]},
+                {"additionalProperties": {"type": "array"}},
+            ]
+        },
+        "type",
+    ),
+    (
+        {
+            "allOf": [{"properties": {"a": {}}, "required": ["a"]}],
+            "properties": {"b": {}},
+            "additionalProperties": False,
+        },
+        "additionalProperties",
+    ),
 ]
 
 

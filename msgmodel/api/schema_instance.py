@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgspec
 
@@ -158,6 +158,24 @@ def _is_num(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+class _Layer(NamedTuple):
+    """One part of an ``allOf`` as its ``additionalProperties`` sees it: what it declares, and what it allows else."""
+
+    names: frozenset[str]
+    patterns: Mapping[str, Any] | None
+    extra: Any
+
+    @staticmethod
+    def of(schema: Mapping[str, Any]) -> _Layer:
+        properties = schema.get("properties")
+        patterned = schema.get("patternProperties")
+        return _Layer(
+            frozenset(properties) if isinstance(properties, Mapping) else frozenset(),
+            patterned if isinstance(patterned, Mapping) else None,
+            schema.get("additionalProperties"),
+        )
+
+
 class _Generator:
     def __init__(self, root: object) -> None:
         self.root = root
@@ -227,13 +245,13 @@ class _Generator:
                 return self.build(merged, path, key=key, variant=variant)
             finally:
                 del self.refs[len(self.refs) - len(followed) :]
+        for union in ("anyOf", "oneOf"):  # before const/enum: each branch is merged with them, and checks them
+            if union in schema:
+                return self._union(schema, union, path, key=key, variant=variant)
         if "const" in schema:
             return self._const(schema, path)
         if "enum" in schema:
             return self._enum(schema, path, variant)
-        for union in ("anyOf", "oneOf"):
-            if union in schema:
-                return self._union(schema, union, path, key=key, variant=variant)
         match _type_of(schema, path):
             case "object":
                 return self._object(schema, path, variant=variant)
@@ -306,10 +324,11 @@ class _Generator:
         parts = schema["allOf"]
         if not isinstance(parts, list):
             raise SchemaError(f"{path}.allOf", "expected an array of schemas")
-        merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+        merged: dict[str, Any] = {k: v for k, v in schema.items() if k not in ("allOf", "additionalProperties")}
         self._copy(len(merged), path)
         _check_shapes(merged, path)
         pending: list[tuple[str, Any]] = []
+        layers = [_Layer.of(schema)]
         for i, part in enumerate(parts):
             where = f"{path}.allOf.{i}"
             self._enter(where)
@@ -328,20 +347,55 @@ class _Generator:
                     self.depth -= 1
             _check_shapes(part, where)
             self._copy(len(part), where)
+            layers.append(_Layer.of(part))
             for k, v in part.items():
-                self._merge_keyword(merged, k, v, where, pending)
+                if k != "additionalProperties":
+                    self._merge_keyword(merged, k, v, where, pending)
         for union, branches in pending:  # a second anyOf (oneOf): each branch of the first carries it
             first = merged[union]
             if isinstance(first, list):
                 self._copy(len(first), path)
                 merged[union] = [{"allOf": [b, {union: branches}]} for b in first]
+        self._close(merged, layers, path)
         return merged
+
+    def _close(self, merged: dict[str, Any], layers: list[_Layer], path: str) -> None:
+        """Apply each part's ``additionalProperties`` to the merged properties that part does not declare.
+
+        As JSON Schema reads it, a part's ``additionalProperties`` covers every property outside that
+        part's own ``properties`` / ``patternProperties``, those that other parts of the ``allOf``
+        declare included: a ``false`` there drops an optional one (and makes a required one
+        impossible); a schema there must hold too."""
+        closing = [layer for layer in layers if layer.extra is not None and layer.extra is not True]
+        if not closing:
+            return
+        properties = dict(merged.get("properties", {}))
+        required = merged.get("required", [])
+        for layer in closing:
+            for name in list(properties):
+                if name in layer.names or self._pattern_property(layer.patterns, name, path) is not None:
+                    continue
+                if layer.extra is False and name in required:
+                    why = f"the required property {name!r:.40} is outside a part of allOf that allows no others"
+                    raise _Dead(f"{path}.additionalProperties", why, proven=True)
+                if layer.extra is False:
+                    del properties[name]
+                else:
+                    properties[name] = {"allOf": [properties[name], layer.extra]}
+        self._copy(len(properties), path)
+        merged["properties"] = properties
+        extras = [layer.extra for layer in closing]
+        merged["additionalProperties"] = (
+            False if False in extras else extras[0] if len(extras) == 1 else {"allOf": extras}
+        )
 
     def _merge_keyword(
         self, merged: dict[str, Any], k: str, v: Any, where: str, pending: list[tuple[str, Any]]
     ) -> None:
-        if k == "properties":
-            joined = {**merged.get("properties", {}), **v}
+        if k == "properties":  # a property two parts declare must pass both
+            joined = dict(merged.get("properties", {}))
+            for name, sub in v.items():
+                joined[name] = {"allOf": [joined[name], sub]} if name in joined else sub
             self._copy(len(joined), where)
             merged["properties"] = joined
         elif k == "required":
