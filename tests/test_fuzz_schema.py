@@ -436,7 +436,11 @@ def run(seed: int, cases: int, tally: Tally) -> None:
             continue
         if stream:
             continue
-        value = _answered_value(r.json(), tool)
+        try:
+            value = _answered_value(r.json(), tool)
+        except msgspec.DecodeError:
+            tally.failures.append(f"{where}: a 200 whose JSON output is not one JSON document")
+            continue
         if value is None:
             continue
         if tool:
