@@ -454,8 +454,9 @@ for scan, total in [(before, "all of msgmodel.course.legacy"), (after, "msgmodel
 # storage have none at all. The by-hand sites left are boundary code: the codec in `message.py` (turning JSON into
 # blocks is its job), the validator in `protocol.py` (below), Claude Code's JSONL records in `claude_code.py`, the
 # local API checking raw request bodies (`api/request.py`), reading them once into a typed request (`api/parsed.py`),
-# naming the server tools' calls (`api/anthropic_tools.py`) and writing its envelope, and the live-API captures the course reads (`live_api.py`). The scan is syntactic: the
-# sites of `tools.py`, `schema_instance.py` and `schema_checks.py` are a JSON schema's `"type"`, not a block's.
+# naming the server tools' calls (`api/anthropic_tools.py`) and writing its envelope, and the live-API captures the
+# course reads (`live_api.py`). The scan is syntactic: the sites of `tools.py`, `schema_instance.py` and
+# `schema_checks.py` are a JSON schema's `"type"`, not a block's.
 #
 # ## Follow-up questions
 #
