@@ -1,4 +1,4 @@
-"""The package as a library user installs it: its own distribution name, what the wheel holds, the README's install line.
+"""The package as a library user installs it: a distribution name of its own, the wheel, the README's install line.
 
 * The distribution is ``msgmodel-anthropic`` (``msgmodel`` on PyPI is an unrelated project, 4.1.1);
   the import name stays ``msgmodel``; the installed metadata says so and agrees with ``__version__``.
@@ -77,8 +77,8 @@ def test_the_wheel_holds_the_library_and_not_the_course(wheel: Path) -> None:
         meta = email.message_from_bytes(z.read(info))
     layers = {n.split("/")[1] for n in names if n.startswith("msgmodel/") and n.count("/") >= 2}
     assert layers == {"core", "api", "data"}
-    for needed in ("msgmodel/py.typed", "msgmodel/data/known_request.json", "msgmodel/data/sample_claude_code_session.jsonl"):
-        assert needed in names
+    shipped = ("py.typed", "data/known_request.json", "data/sample_claude_code_session.jsonl")
+    assert {f"msgmodel/{f}" for f in shipped} <= set(names)
     assert not [n for n in names if n.startswith("msgmodel/course")]
     assert meta["Name"] == DIST
     requires = meta.get_all("Requires-Dist") or []
@@ -96,7 +96,7 @@ def _readme_install_line() -> str:
     readme = (ROOT / "README.md").read_text()
     first_screen = "\n".join(readme.splitlines()[:40])
     m = re.search(r'^pip install "(msgmodel-anthropic\[api\] @ git\+https://\S+@COMMIT)"$', first_screen, re.M)
-    assert m, "the README's first screen has no `pip install \"msgmodel-anthropic[api] @ git+https://…@COMMIT\"`"
+    assert m, 'the README\'s first screen has no `pip install "msgmodel-anthropic[api] @ git+https://…@COMMIT"`'
     return m.group(1)
 
 
@@ -105,7 +105,7 @@ def test_the_readme_install_line_installs_into_a_fresh_venv(tmp_path: Path) -> N
     """The README's line, pointed at this checkout's HEAD by commit, without ``[api]`` (the SDK is 37 MB)."""
     line = _readme_install_line()
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
-    requirement = re.sub(r"git\+https://\S+@COMMIT", f"git+file://{ROOT}@{head.stdout.strip()}", line)
+    requirement = re.sub(r"git\+https://\S+@COMMIT", f"git+file://localhost{ROOT}@{head.stdout.strip()}", line)
     requirement = requirement.replace("[api]", "")
     subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=120)
     python = str(tmp_path / "venv" / "bin" / "python")
