@@ -39,7 +39,12 @@ from msgmodel.course.knowledge import Bypass, ScanError, scan_model_bypasses
 
 PACKAGE = Path(msgmodel.__file__).parent
 ROOT = PACKAGE.parent
-CORE_LINE_BUDGET = 6000
+# Raised from 6000 for issue 24, the library features of the core: constructors that check their
+# arguments, SDK objects read by the validator, mid-conversation system messages, compaction of one
+# long tool loop (cuts before an assistant turn, a token budget, clearing old tool results),
+# session headers, and `check` on directories. Moving a layer out instead (cli, claude_code) would
+# not make the layers clearer: both are core commands and readers built only on the model.
+CORE_LINE_BUDGET = 7000
 _WORDS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
 NUMBER_WORDS = {w: i for i, w in enumerate(_WORDS.split(" "))}
 

@@ -362,7 +362,7 @@ class Message(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False)
 
 def user_text(s: str) -> Message:
     """A user turn holding plain text (what a person typed, or a compaction summary)."""
-    return Message(role="user", content=s)
+    return Message(role="user", content=_text_arg("user_text", s, "user_msg"))
 
 
 def user_msg(blocks: Iterable[ContentBlock]) -> Message:
@@ -371,17 +371,21 @@ def user_msg(blocks: Iterable[ContentBlock]) -> Message:
     ``tool_result_msg`` is the usual way to answer tool calls; this one is for a user turn
     that carries more than results (a repaired turn, an imported transcript line).
     """
-    return Message(role="user", content=list(blocks))
+    return Message(role="user", content=_blocks_arg("user_msg", blocks, "user_text"))
 
 
 def assistant_text(s: str) -> Message:
     """An assistant turn holding plain text (a prefill, or an imported transcript line)."""
-    return Message(role="assistant", content=s)
+    return Message(role="assistant", content=_text_arg("assistant_text", s, "assistant_msg"))
 
 
 def assistant_msg(blocks: Iterable[ContentBlock]) -> Message:
-    """An assistant turn holding the model's blocks exactly as it produced them."""
-    return Message(role="assistant", content=list(blocks))
+    """An assistant turn holding the model's blocks exactly as it produced them.
+
+    The SDK's ``response.content`` holds the SDK's own block objects: convert them first,
+    ``assistant_msg(blocks_from_api(response.content))``.
+    """
+    return Message(role="assistant", content=_blocks_arg("assistant_msg", blocks, "assistant_text"))
 
 
 def tool_result_msg(blocks: Iterable[ToolResultBlock]) -> Message:
@@ -390,7 +394,7 @@ def tool_result_msg(blocks: Iterable[ToolResultBlock]) -> Message:
     In the Anthropic protocol tool results travel in a *user* message, one block per
     ``tool_use`` of the previous assistant turn, and before any other content.
     """
-    content: list[ContentBlock] = list(blocks)
+    content = _blocks_arg("tool_result_msg", blocks, None, only=ToolResultBlock)
     if not content:
         raise ValueError("tool_result_msg needs at least one tool_result block")
     return Message(role="user", content=content)
@@ -401,13 +405,81 @@ def tool_result_block(
 ) -> ToolResultBlock:
     """The answer to the ``tool_use`` whose ``id`` is ``tool_use_id``.
 
+    ``content`` is the tool's output as text, or a list of blocks (text, an image, ...). A tool
+    whose output is data (a dict, a list of values, a number) is refused with ``TypeError``
+    rather than guessed at: encode it yourself, ``json.dumps(output)``, as the model reads
+    tool output as text. API-shaped block dicts go through ``blocks_from_api`` first.
     Raises ``ValueError`` when ``content`` holds results nested so deeply that this one would
     lie deeper than ``MAX_NESTING``.
     """
-    body: str | list[ContentBlock] = content if isinstance(content, str) else list(content)
+    if not isinstance(tool_use_id, str):
+        raise TypeError(f"tool_result_block: `tool_use_id` must be a string, got {_type_name(tool_use_id)}")
+    if not isinstance(is_error, bool):
+        raise TypeError(f"tool_result_block: `is_error` must be a bool, got {_type_name(is_error)}")
+    body: str | list[ContentBlock]
+    if isinstance(content, str):
+        body = content
+    elif isinstance(content, (Mapping, bytes, bytearray)) or not isinstance(content, Iterable):
+        raise TypeError(
+            f"tool_result_block: `content` must be a string or a list of blocks, got {_type_name(content)}; "
+            "tool output is text: pass json.dumps(output) for data"
+            + ("" if not isinstance(content, Mapping) else ", or blocks_from_api([...]) for an API block dict")
+        )
+    else:
+        body = _blocks_arg("tool_result_block", content, None, arg="content")
     if not isinstance(body, str) and _too_deep(body, "$", 2) is not None:
         raise ValueError(f"tool_result blocks may nest at most {MAX_NESTING} deep")
     return ToolResultBlock(tool_use_id=tool_use_id, content=body, is_error=is_error)
+
+
+_BLOCK_CLASSES: Final = (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, OpaqueBlock)
+_FROM_API: Final = "convert API dicts and SDK block objects with msgmodel.blocks_from_api(...)"
+
+
+def _type_name(value: object) -> str:
+    """A value's type for an error text: builtins by name, other classes by module too (``anthropic.types...``)."""
+    t = type(value)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _text_arg(fn: str, s: object, blocks_fn: str) -> str:
+    """``s`` if it is a string; else a ``TypeError`` that says which constructor takes blocks."""
+    if isinstance(s, str):
+        return s
+    hint = f"for blocks use {blocks_fn}(...)" if not isinstance(s, (bytes, bytearray)) else "decode the bytes first"
+    if isinstance(s, Iterable) and not isinstance(s, (bytes, bytearray, Mapping)):
+        hint += f" ({_FROM_API})"
+    raise TypeError(f"{fn}: `s` must be a string, got {_type_name(s)}; {hint}")
+
+
+def _blocks_arg(
+    fn: str, blocks: object, text_fn: str | None, *, arg: str = "blocks", only: type[ToolResultBlock] | None = None
+) -> list[ContentBlock]:
+    """``blocks`` as a list, each checked to be one of the model's block classes (or ``only``).
+
+    A ``TypeError`` names the constructor, the argument and the index of the first wrong item,
+    and says how to get a block from what was given: an SDK object or an API dict through
+    ``blocks_from_api``, a string through the text constructor.
+    """
+    if isinstance(blocks, (str, bytes, bytearray, Mapping)) or not isinstance(blocks, Iterable):
+        hint = f"; for plain text use {text_fn}(...)" if text_fn and isinstance(blocks, str) else f"; {_FROM_API}"
+        raise TypeError(f"{fn}: `{arg}` must be an iterable of blocks, got {_type_name(blocks)}{hint}")
+    items: list[ContentBlock] = list(blocks)
+    allowed = _BLOCK_CLASSES if only is None else only
+    for i, b in enumerate(items):
+        if isinstance(b, allowed):
+            continue
+        if only is not None and isinstance(b, _BLOCK_CLASSES):
+            hint = "build the answer to a tool call with tool_result_block(tool_use_id, output)"
+        elif isinstance(b, str):
+            hint = "a string is not a block: wrap it as TextBlock(text)"
+        elif isinstance(b, Mapping) or hasattr(b, "model_dump"):
+            hint = _FROM_API
+        else:
+            hint = "tool output is text: pass json.dumps(output)" if arg == "content" else _FROM_API
+        want = "a ToolResultBlock" if only is not None else "a msgmodel content block"
+        raise TypeError(f"{fn}: {arg}[{i}] is {_type_name(b)}, not {want}; {hint}")
+    return items
 
 
 def _too_deep(items: Iterable[object], path: str, depth: int) -> str | None:
@@ -816,12 +888,20 @@ def _describe(value: object) -> str:
     return next((name for t, name in kinds if isinstance(value, t)), type(value).__name__)
 
 
-def _plain(value: object) -> object:
-    """SDK models (pydantic) to plain data; everything else unchanged."""
+def api_value(value: object) -> object:
+    """An SDK object (a pydantic model such as a block of ``response.content``) as the plain JSON data
+    the API reads, ``model_dump(mode="json", exclude_none=True)``; any other value unchanged.
+
+    The one reading of SDK objects: ``from_api`` and ``protocol.validate`` both use it, at the same
+    places (the message list, a message, its content, a block, a call's input, a result's content).
+    """
     dump = getattr(value, "model_dump", None)
     if dump is not None and not isinstance(value, (Mapping, list, str)):
         return dump(mode="json", exclude_none=True)
     return value
+
+
+_plain: Final = api_value
 
 
 def _convert_messages(data: object, path: str, source: str | None) -> list[Message]:

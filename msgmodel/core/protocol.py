@@ -129,7 +129,7 @@ from typing import Any, Final
 import msgspec
 
 from msgmodel.core import _known_blocks as _kb
-from msgmodel.core.message import Message, block_to_api, to_api
+from msgmodel.core.message import Message, api_value, block_to_api, to_api
 
 __all__ = [
     "KNOWN_BLOCK_TAGS",
@@ -627,7 +627,8 @@ def _read_thinking(value: object) -> tuple[str | None, Violation | None]:
 
 
 def _as_wire(messages: object) -> object:
-    """A list of wire-shape dicts for a sequence of ``Message`` (mixed lists too); else as given."""
+    """A list of wire-shape dicts for a sequence of ``Message`` or SDK objects (mixed lists too); else as given."""
+    messages = api_value(messages)
     if isinstance(messages, list):
         seq: list[Any] = messages
     elif isinstance(messages, Sequence) and not isinstance(messages, (str, bytes, bytearray, memoryview)):
@@ -641,13 +642,52 @@ def _as_wire(messages: object) -> object:
         if not isinstance(m, dict):
             break
     else:
-        return seq
+        return _without_sdk_objects(seq)
     if all(isinstance(m, Message) for m in seq):
         try:
             return to_api(seq)
         except Exception:  # a mistyped Message (msgspec does not type-check __init__): convert one by one
             pass
-    return [_message_as_wire(m) if isinstance(m, Message) else m for m in seq]
+    return _without_sdk_objects([_message_as_wire(m) if isinstance(m, Message) else api_value(m) for m in seq])
+
+
+def _without_sdk_objects(seq: list[Any]) -> list[Any]:
+    """The messages with every SDK object read through ``api_value`` where ``from_api`` reads one.
+
+    ``{"role": "assistant", "content": response.content}`` is the SDK's own idiom (its
+    ``MessageParam`` takes response blocks): the blocks are pydantic models, which the SDK dumps
+    before sending. Copies only the messages and blocks that hold one; plain data is returned as is.
+    """
+    out: list[Any] | None = None
+    for i, m in enumerate(seq):
+        content = m.get("content") if isinstance(m, dict) else None
+        if content is None or isinstance(content, str):
+            continue
+        dumped = api_value(content)
+        blocks = _blocks_without_sdk_objects(dumped) if isinstance(dumped, (list, tuple)) else dumped
+        if blocks is not content:
+            out = out if out is not None else list(seq)
+            out[i] = {**m, "content": blocks}
+    return seq if out is None else out
+
+
+def _blocks_without_sdk_objects(blocks: Sequence[Any]) -> Sequence[Any]:
+    """The blocks, a block or a result's content read through ``api_value``; the same object when none is SDK."""
+    out: list[Any] | None = None
+    for j, b in enumerate(blocks):
+        new = api_value(b) if type(b) is not dict else b
+        if isinstance(new, dict):
+            key = "input" if new.get("type") == "tool_use" else "content" if new.get("type") == "tool_result" else None
+            inner = new.get(key) if key is not None else None
+            if inner is not None and not isinstance(inner, (str, dict)):
+                dumped = api_value(inner)
+                fixed = _blocks_without_sdk_objects(dumped) if isinstance(dumped, (list, tuple)) else dumped
+                if fixed is not inner:
+                    new = {**new, key: fixed}
+        if new is not b:
+            out = out if out is not None else list(blocks)
+            out[j] = new
+    return blocks if out is None else out
 
 
 def _message_as_wire(m: Message) -> object:

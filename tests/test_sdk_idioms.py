@@ -1,0 +1,184 @@
+"""The official SDK's idioms at msgmodel's boundaries (issue 24, review findings M1, M2, M6, m1, m2).
+
+* ``validate`` reads SDK objects (``{"role": "assistant", "content": response.content}``) the way
+  ``from_api`` does, through the one helper ``api_value``: no false violations, with and without
+  thinking, and the local API (which the SDK serializes for) accepts the same history (M1);
+* every constructor checks what it is given and raises ``TypeError`` naming itself, the argument
+  and the index, pointing at ``blocks_from_api`` (M2);
+* ``validate`` is importable from ``msgmodel`` (M6).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic.types as sdk
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies_msg import any_blocks, json_values
+
+import msgmodel
+from msgmodel.core.message import (
+    ContentBlock,
+    TextBlock,
+    ToolResultBlock,
+    api_value,
+    assistant_msg,
+    assistant_text,
+    blocks_from_api,
+    from_api,
+    to_api,
+    tool_result_block,
+    tool_result_msg,
+    user_msg,
+    user_text,
+)
+from msgmodel.core.protocol import validate
+
+# ---------------------------------------------------------------------------------------
+# M1: validate reads SDK objects as from_api does
+# ---------------------------------------------------------------------------------------
+
+
+def _sdk_loop(*, thinking: bool) -> list[Any]:
+    """The SDK's tool loop as an agent writes it: the response's own block objects appended as they are."""
+    reply: list[Any] = [sdk.ThinkingBlock(type="thinking", thinking="Add them.", signature="c2lnbmF0dXJl")]
+    reply = reply if thinking else []
+    reply += [
+        sdk.TextBlock(type="text", text="I will add them.", citations=None),
+        sdk.ToolUseBlock(type="tool_use", id="toolu_01", name="add", input={"a": 2, "b": 3}),
+    ]
+    return [
+        {"role": "user", "content": "What is 2 + 3?"},
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]},
+    ]
+
+
+@pytest.mark.parametrize("thinking", [False, True])
+def test_validate_reads_sdk_blocks_as_from_api_does(thinking: bool) -> None:
+    # Before: two false 400s (four with thinking): schema_type on each SDK block, an orphan result, ...
+    h = _sdk_loop(thinking=thinking)
+    mode = "enabled" if thinking else None
+    assert validate(h, thinking=mode) == [] == validate(from_api(h), thinking=mode)
+
+
+def test_the_local_api_accepts_the_same_sdk_history() -> None:
+    """The history ``validate`` now accepts is one the SDK sends and a validating API answers."""
+    from msgmodel.api import ScriptedModel, local_client
+
+    client = local_client(ScriptedModel(["", "5"]))
+    tools: Any = [{"name": "add", "input_schema": {"type": "object"}}]
+    resp = client.messages.create(
+        model="claude-opus-4-8", max_tokens=64, tools=tools, messages=_sdk_loop(thinking=False)
+    )
+    assert resp.stop_reason == "end_turn"
+
+
+def test_sdk_objects_inside_a_result_and_mixed_with_dicts_are_read_too() -> None:
+    h: list[Any] = [
+        {"role": "user", "content": [sdk.TextBlock(type="text", text="Hi", citations=None)]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": [sdk.TextBlock(type="text", text="x")]}
+            ],
+        },
+    ]
+    assert validate(h) == [] == validate(from_api(h))
+    broken = [*h[:2], {"role": "user", "content": [sdk.TextBlock(type="text", text="no result")]}]
+    assert [v.rule for v in validate(broken)] == ["dangling_tool_use"]
+
+
+def test_the_validator_and_the_codec_share_one_reading_of_sdk_objects() -> None:
+    block = sdk.ToolUseBlock(type="tool_use", id="toolu_01", name="add", input={"a": 1})
+    assert api_value(block) == {"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 1}}
+    assert api_value("text") == "text" and api_value({"a": 1}) == {"a": 1}
+    import msgmodel.core.message as message
+
+    assert message._plain is api_value  # from_api's reader is the same function
+
+
+def test_validate_is_exported_at_the_top_level() -> None:
+    assert msgmodel.validate is validate
+    assert "validate" in msgmodel.__all__
+
+
+# ---------------------------------------------------------------------------------------
+# M2: constructors refuse at the call
+# ---------------------------------------------------------------------------------------
+
+SDK_TEXT = sdk.TextBlock(type="text", text="hi", citations=None)
+
+
+@pytest.mark.parametrize(
+    ("build", "expected"),
+    [
+        (
+            lambda: tool_result_block("toolu_1", {"exit_code": 0}),  # type: ignore[arg-type]
+            r"tool_result_block: `content` must be a string or a list of blocks, got dict; .*json\.dumps",
+        ),
+        (
+            lambda: tool_result_block("toolu_1", [{"exit_code": 0}]),  # type: ignore[list-item]
+            r"tool_result_block: content\[0\] is dict, .*blocks_from_api",
+        ),
+        (lambda: tool_result_block("toolu_1", [1, 2]), r"content\[0\] is int, .*json\.dumps"),  # type: ignore[list-item]
+        (
+            lambda: assistant_msg([TextBlock("ok"), SDK_TEXT]),  # type: ignore[list-item]
+            r"assistant_msg: blocks\[1\] is anthropic\.types\.text_block\.TextBlock, .*blocks_from_api",
+        ),
+        (lambda: user_msg(["hello"]), r"user_msg: blocks\[0\] is str, .*TextBlock\(text\)"),  # type: ignore[list-item]
+        (lambda: user_msg("hello"), r"user_msg: `blocks` must be an iterable of blocks, got str; .*user_text"),  # type: ignore[arg-type]
+        (
+            lambda: assistant_msg([{"type": "text", "text": "x"}]),  # type: ignore[list-item]
+            r"assistant_msg: blocks\[0\] is dict, .*blocks_from_api",
+        ),
+        (
+            lambda: tool_result_msg([TextBlock("x")]),  # type: ignore[list-item]
+            r"tool_result_msg: blocks\[0\] is .*TextBlock, not a ToolResultBlock; .*tool_result_block",
+        ),
+        (lambda: assistant_text([SDK_TEXT]), r"assistant_text: `s` must be a string, got list; .*assistant_msg"),  # type: ignore[arg-type]
+        (lambda: user_text(None), r"user_text: `s` must be a string, got NoneType"),  # type: ignore[arg-type]
+        (lambda: tool_result_block(1, "x"), r"`tool_use_id` must be a string, got int"),  # type: ignore[arg-type]
+        (lambda: tool_result_block("t", "x", is_error="no"), r"`is_error` must be a bool, got str"),  # type: ignore[arg-type]
+    ],
+)
+def test_constructors_refuse_what_is_not_theirs_at_the_call(build: Any, expected: str) -> None:
+    # Before: each was accepted and failed later (AssertionError in to_api, StorageError in save, ...).
+    with pytest.raises(TypeError, match=expected):
+        build()
+
+
+def test_the_sdk_idiom_goes_through_blocks_from_api() -> None:
+    m = assistant_msg(blocks_from_api([SDK_TEXT]))
+    assert to_api([m]) == [{"role": "assistant", "content": [{"type": "text", "text": "hi"}]}]
+
+
+_NOT_BLOCKS = st.one_of(
+    json_values,
+    st.just(SDK_TEXT),
+    st.just(sdk.ToolUseBlock(type="tool_use", id="t", name="n", input={})),
+    st.builds(object),
+)
+
+
+@given(st.lists(any_blocks, max_size=4), st.data())
+def test_every_list_constructor_names_the_index_of_the_first_foreign_item(
+    blocks: list[ContentBlock], data: st.DataObject
+) -> None:
+    assert user_msg(blocks).content == blocks == assistant_msg(iter(blocks)).content
+    index = data.draw(st.integers(0, len(blocks)))
+    foreign = data.draw(_NOT_BLOCKS)
+    mixed: list[Any] = [*blocks[:index], foreign, *blocks[index:]]
+    for build in (user_msg, assistant_msg):
+        with pytest.raises(TypeError, match=rf"^{build.__name__}: blocks\[{index}\] is "):
+            build(mixed)
+    with pytest.raises(TypeError, match=rf"^tool_result_block: content\[{index}\] is "):
+        tool_result_block("t", mixed)
+    results = [b for b in blocks if isinstance(b, ToolResultBlock)]
+    if results:
+        assert tool_result_msg(results).content == results
+    with pytest.raises(TypeError, match=r"^tool_result_msg: blocks\[\d+\] is "):
+        tool_result_msg([*results, foreign])
