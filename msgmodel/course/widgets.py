@@ -47,7 +47,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape as _esc  # quotes too
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
 import ipywidgets as w
 
@@ -508,7 +508,7 @@ class TranscriptCompare:
         after_label: str = "after: transcript_of(messages)",
     ) -> None:
         self.messages: tuple[Message, ...] = tuple(messages)
-        self.before_text: str = before(to_api(self.messages))
+        self.before_text: str = before(cast(list[dict[str, Any]], to_api(self.messages)))
         if not isinstance(self.before_text, str):
             raise TypeError(f"before must return a string, got {type(self.before_text).__name__}")
         self.after_text = transcript_of(self.messages)
