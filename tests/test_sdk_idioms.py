@@ -16,6 +16,7 @@ import anthropic.types as sdk
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies_conv import valid_conversations
 from strategies_msg import any_blocks, json_values
 
 import msgmodel
@@ -182,3 +183,55 @@ def test_every_list_constructor_names_the_index_of_the_first_foreign_item(
         assert tool_result_msg(results).content == results
     with pytest.raises(TypeError, match=r"^tool_result_msg: blocks\[\d+\] is "):
         tool_result_msg([*results, foreign])
+
+
+# ---------------------------------------------------------------------------------------
+# m2: a mid-conversation system message, the same for the codec and the validator
+# ---------------------------------------------------------------------------------------
+
+WITH_SYSTEM: list[Any] = [
+    {"role": "user", "content": "Summarize the log."},
+    {"role": "system", "content": "Answer in French from now on."},
+    {"role": "assistant", "content": [{"type": "text", "text": "Le journal est vide."}]},
+    {"role": "user", "content": "Merci."},
+]
+
+
+def test_a_mid_conversation_system_message_is_read_by_the_codec_as_the_validator_reads_it() -> None:
+    # Before: validate accepted it (as the API does on Opus 4.8+) and from_api refused it
+    # ("$[1].role: expected 'user' or 'assistant', got 'system'"), so it could be neither compacted nor stored.
+    h = from_api(WITH_SYSTEM)
+    assert h[1] == msgmodel.system_text("Answer in French from now on.") and h[1].role == "system"
+    assert to_api(h) == WITH_SYSTEM
+    for model in (None, "claude-opus-4-8", "claude-fable-5"):
+        assert validate(WITH_SYSTEM, model=model) == [] == validate(h, model=model)
+    # Where the API refuses it, it refuses it the same way whichever form it is given in.
+    assert [str(v) for v in validate(h, model="claude-sonnet-4-6")] == ["role 'system' is not supported on this model"]
+    assert validate(h, model="claude-sonnet-4-6") == validate(WITH_SYSTEM, model="claude-sonnet-4-6")
+    assert "System: Answer in French from now on." in msgmodel.transcript_of(h)
+
+
+def test_a_system_message_is_stored_and_compacted(tmp_path: Any) -> None:
+    from msgmodel.core import storage
+    from msgmodel.core.compact import compact, repair
+
+    h = from_api(WITH_SYSTEM)
+    storage.save(tmp_path / "s.jsonl", h)
+    assert storage.load(tmp_path / "s.jsonl").messages == h
+    assert repair(h) == (h, [])
+    out = compact(h, keep_recent=1, summarize=lambda t: t)
+    assert validate(out) == [] and "System: Answer in French" in msgmodel.text_of(out[0])
+
+
+def test_a_system_text_checks_its_argument() -> None:
+    with pytest.raises(TypeError, match=r"^system_text: `s` must be a string, got list"):
+        msgmodel.system_text([{"type": "text", "text": "x"}])  # type: ignore[arg-type]
+
+
+@given(valid_conversations(system=True))
+def test_codec_and_validator_agree_on_histories_with_system_messages(h: list[Any]) -> None:
+    wire = to_api(h)
+    assert from_api(wire) == h
+    for model in (None, "claude-sonnet-4-6"):
+        assert validate(wire, model=model) == validate(h, model=model)
+    assert validate(h) == []

@@ -525,6 +525,8 @@ class _Repairer:
 
         Reads and records the server calls too, in conversation order, as ``validate`` does.
         """
+        if m.role == "system":  # server blocks never belong here: validate reports them, repair leaves them
+            return m
         blocks = blocks_of(m)
         kept: list[ContentBlock] = []
         dropped: list[str] = []
@@ -607,7 +609,7 @@ class _Repairer:
         moved: list[list[ToolResultBlock]] = [[] for _ in subs]  # results to move to a sub-turn's answer
         rest: list[tuple[int, Message, list[ContentBlock], bool]] = []  # (index, original, kept, changed)
         for pos, (index, m) in enumerate(run):
-            if is_plain_text(m):
+            if is_plain_text(m) or m.role == "system":  # a system message answers nothing: kept as it is
                 rest.append((index, m, [], False))
                 continue
             kept: list[ContentBlock] = []
@@ -746,7 +748,7 @@ def repair(messages: Sequence[Message]) -> tuple[list[Message], list[RepairNote]
         while j < len(items) and items[j][1].role == "assistant":
             j += 1
         end = j
-        while end < len(items) and items[end][1].role == "user":
+        while end < len(items) and items[end][1].role != "assistant":  # user and system messages
             end += 1
         out.extend(r.turn(items[k:j], items[j:end]))
         k = end

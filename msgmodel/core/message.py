@@ -21,9 +21,12 @@ The model
     as an ``OpaqueBlock`` that holds the original JSON object and writes it back
     unchanged. ``ContentBlock`` is the union of the five.
 
-    A ``Message`` is ``(role, content)`` where ``role`` is ``"user"`` or ``"assistant"``
-    and ``content`` is either a plain string or a list of blocks, exactly as the API
-    accepts it.
+    A ``Message`` is ``(role, content)`` where ``role`` is ``"user"``, ``"assistant"`` or
+    ``"system"`` and ``content`` is either a plain string or a list of blocks, exactly as the
+    API accepts it. A ``system`` message is a mid-conversation instruction (the SDK's
+    ``SystemMessageParam``, text only), which the API takes on some models and refuses on
+    others: the codec carries it on any model, as it carries a prefill; whether a request may
+    hold one is ``protocol.validate``'s question (``model=``).
 
     Every class carries a class-level ``type`` Literal, so ``if b.type == "text":``
     narrows under mypy the way ``switch (b.type)`` narrows in TypeScript, and
@@ -36,9 +39,11 @@ The model
     that a core field holding its default (``is_error: false``, a result's ``content: ""``,
     ``signature: null``) is written by omission.
 
-Constructors (six; the only way the package builds messages: ``CONSTRUCTORS``)
+Constructors (seven; the only way the package builds messages: ``CONSTRUCTORS``)
     ``user_text``, ``user_msg``, ``assistant_text``, ``assistant_msg``, ``tool_result_msg``,
-    ``tool_result_block``.
+    ``tool_result_block``, ``system_text``. Each checks its arguments: a value that is not what
+    it takes (an SDK block object, an API dict, tool output that is data) is a TypeError
+    naming the constructor, the argument and the index, at the call.
 
 Readers (fourteen; the only way the package reads them: ``READERS``)
     ``is_plain_text``, ``blocks_of``, ``text_of``, ``tool_uses_of``, ``tool_results_of``,
@@ -87,6 +92,7 @@ __all__ = [
     "ThinkingBlock",
     "ToolResultBlock",
     "ToolUseBlock",
+    "api_value",
     "assistant_msg",
     "assistant_text",
     "block_from_api",
@@ -104,6 +110,7 @@ __all__ = [
     "message_to_text",
     "result_text",
     "server_tool_link",
+    "system_text",
     "text_of",
     "to_api",
     "to_json",
@@ -116,7 +123,7 @@ __all__ = [
     "user_text",
 ]
 
-Role: TypeAlias = Literal["user", "assistant"]
+Role: TypeAlias = Literal["user", "assistant", "system"]
 
 CONSTRUCTORS: Final = (
     "user_text",
@@ -125,6 +132,7 @@ CONSTRUCTORS: Final = (
     "assistant_msg",
     "tool_result_msg",
     "tool_result_block",
+    "system_text",
 )
 """The names of the functions that build messages and blocks (the docstring lists the same)."""
 READERS: Final = (
@@ -403,6 +411,15 @@ def tool_result_msg(blocks: Iterable[ToolResultBlock]) -> Message:
     return Message(role="user", content=content)
 
 
+def system_text(s: str) -> Message:
+    """A mid-conversation system message: an instruction placed in ``messages`` (the SDK's ``SystemMessageParam``).
+
+    The first system prompt goes in the request's top-level ``system``; the API takes one in
+    ``messages`` only on some models, after a user turn (``protocol.validate(..., model=...)`` says).
+    """
+    return Message(role="system", content=_text_arg("system_text", s, "from_api"))
+
+
 def tool_result_block(
     tool_use_id: str, content: str | Sequence[ContentBlock], is_error: bool = False
 ) -> ToolResultBlock:
@@ -660,7 +677,7 @@ def message_to_text(m: Message) -> str:
     return "\n".join(t for t in (block_to_text(b) for b in content) if t)
 
 
-_ROLE_LABELS: Final[dict[str, str]] = {"user": "User", "assistant": "Assistant"}
+_ROLE_LABELS: Final[dict[str, str]] = {"user": "User", "assistant": "Assistant", "system": "System"}
 
 
 def transcript_of(messages: Iterable[Message]) -> str:
@@ -914,12 +931,16 @@ def _convert_messages(data: object, path: str, source: str | None) -> list[Messa
     return [_convert_message(m, f"{path}[{i}]", source) for i, m in enumerate(data)]
 
 
+_ROLES: Final = ("user", "assistant", "system")
+_EXPECTED_ROLE: Final = "expected 'user', 'assistant' or 'system'"
+
+
 def _convert_message(obj: object, path: str, source: str | None) -> Message:
     obj = _plain(obj)
     if isinstance(obj, Message):  # built elsewhere: checked as its wire form would be, then passed through
         held = obj.content
-        if obj.role not in ("user", "assistant"):
-            raise DecodeError(f"{path}.role", f"expected 'user' or 'assistant', got {obj.role!r}", source=source)
+        if obj.role not in _ROLES:
+            raise DecodeError(f"{path}.role", f"{_EXPECTED_ROLE}, got {obj.role!r}", source=source)
         if not isinstance(held, (str, list)):
             raise DecodeError(f"{path}.content", f"expected a string or a list, got {_describe(held)}", source=source)
         deep = None if isinstance(held, str) else _too_deep(held, f"{path}.content", 1)
@@ -936,10 +957,10 @@ def _convert_message(obj: object, path: str, source: str | None) -> Message:
                 f"{path}.{key}", "unexpected field (a message has only `role` and `content`)", source=source
             )
     role = obj.get("role")
-    if role not in ("user", "assistant"):
+    if role not in _ROLES:
         if "role" not in obj:
             raise DecodeError(f"{path}.role", "missing required field `role`", source=source)
-        raise DecodeError(f"{path}.role", f"expected 'user' or 'assistant', got {role!r}", source=source)
+        raise DecodeError(f"{path}.role", f"{_EXPECTED_ROLE}, got {role!r}", source=source)
     if "content" not in obj:
         raise DecodeError(f"{path}.content", "missing required field `content`", source=source)
     content = _plain(obj["content"])

@@ -177,8 +177,10 @@ def _encode_lines(name: str, given: Iterable[Message]) -> bytes:
             raise TypeError(
                 f"messages[{i}] is a {type(m).__name__}, not a Message (convert API dicts with msgmodel.from_api)"
             )
-        if m.role not in ("user", "assistant"):
-            raise StorageError(name, None, f"messages[{i}] has role {m.role!r}; a message is 'user' or 'assistant'")
+        if m.role not in ("user", "assistant", "system"):
+            raise StorageError(
+                name, None, f"messages[{i}] has role {m.role!r}; a message is 'user', 'assistant' or 'system'"
+            )
         try:
             line = _encode_line(m)
             # msgspec writes NaN and infinity as null; only a line holding a null can hide one.
