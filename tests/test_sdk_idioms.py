@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anthropic.types as sdk
@@ -24,6 +25,7 @@ from msgmodel.core.message import (
     ContentBlock,
     TextBlock,
     ToolResultBlock,
+    ToolUseBlock,
     api_value,
     assistant_msg,
     assistant_text,
@@ -235,3 +237,57 @@ def test_codec_and_validator_agree_on_histories_with_system_messages(h: list[Any
     for model in (None, "claude-sonnet-4-6"):
         assert validate(wire, model=model) == validate(h, model=model)
     assert validate(h) == []
+
+
+# ---------------------------------------------------------------------------------------
+# m3, m7: what the README and the docstrings say, checked
+# ---------------------------------------------------------------------------------------
+
+
+def test_both_round_trips_are_as_the_readme_states_them() -> None:
+    readme = (Path(msgmodel.__file__).parent.parent / "README.md").read_text()
+    assert "`from_api(to_api(h)) == h`" in readme and "`to_api(from_api(d))` equals the API data `d`" in readme
+    d: list[Any] = [
+        {"role": "user", "content": "Run it."},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "t", "signature": None},
+                {"type": "tool_use", "id": "t1", "name": "f", "input": {}},
+            ],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "", "is_error": False}]},
+    ]
+    h = from_api(d)
+    assert from_api(to_api(h)) == h
+    # The defaults are left out, and nothing else changes.
+    assert to_api(h) == [
+        d[0],
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t"}, d[1]["content"][1]]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]},
+    ]
+    assert to_api(h) != d and from_api(to_api(h)) == from_api(d)
+
+
+def test_violation_path_counts_merged_turns_and_at_indexes_the_list() -> None:
+    h = [
+        user_text("a"),
+        user_text("b"),  # merged with the one before: the API's turn 0
+        assistant_text("c"),
+        assistant_text("d"),  # merged: turn 1
+        user_text("e"),
+        assistant_msg([ToolUseBlock("t1", "f", {})]),  # list index 5, the API's turn 3
+        user_text("no result"),
+    ]
+    (v,) = validate(h)
+    assert (v.rule, v.path, v.at) == ("dangling_tool_use", "messages.3", "messages.5")
+    assert h[int(v.at.split(".")[1])] is h[5]
+    doc = msgmodel.Violation.__doc__ or ""
+    assert "merged turns" in doc and "in the list you passed" in doc
+
+
+def test_the_two_repairs_name_each_other() -> None:
+    from msgmodel.core import compact, storage
+
+    assert "storage.repair(path)" in (compact.repair.__doc__ or "")
+    assert "compact.repair(messages)" in (storage.repair.__doc__ or "")

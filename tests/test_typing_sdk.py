@@ -33,6 +33,7 @@ AGENT = textwrap.dedent(
     sdk_style: list[MessageParam] = [*params, {"role": "assistant", "content": resp.content}]
     violations: list[msgmodel.Violation] = validate(sdk_style)
     back: list[Message] = from_api(sdk_style)
+    system_turn: MessageParam = to_api([msgmodel.system_text("Answer in French.")])[0]
 
     wrong: list[dict[str, int]] = to_api(history)  # E: assignment
     client.messages.create(model="m", max_tokens="1", messages=params)  # E: call-overload

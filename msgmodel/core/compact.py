@@ -11,6 +11,8 @@ This module owns two operations on a whole conversation:
 ``repair(messages) -> (messages, notes)``
     Makes a broken history acceptable to the API again and reports every change it made
     as a ``RepairNote``. It is never applied implicitly (``compact`` does not call it).
+    (``msgmodel.core.storage.repair(path)`` is another operation on another thing: it cuts a
+    torn last line off a session file.)
 
 The window (the step-29 fix)
     The window is the *shortest suffix of at least ``keep_recent`` messages that starts at
@@ -717,6 +719,9 @@ class _Repairer:
 
 def repair(messages: Sequence[Message]) -> tuple[list[Message], list[RepairNote]]:
     """Make a broken history acceptable to the API again and report every change.
+
+    A *history* (a list of messages): not to be confused with ``msgmodel.core.storage.repair(path)``,
+    which cuts the torn last line off a session *file* and never looks at tool pairing.
 
     Returns the repaired history and one ``RepairNote`` per change, in order. A valid
     history comes back equal, with no notes; repairing twice changes nothing more.

@@ -157,10 +157,14 @@ __all__ = [
 class Violation(msgspec.Struct, frozen=True):
     """One broken rule: ``str(v)`` is the live API's error text, byte for byte.
 
-    ``path`` is ``""`` for the errors the API words without a path prefix (``tools_required``,
-    ``prefill``, ``role 'system' is not supported on this model``); then ``str(v) == v.message``.
-    ``at`` always points at the offending item as precisely as we can (``messages.N`` or
-    ``messages.N.content.M``), also when ``path`` is coarser (``messages``) or empty.
+    ``path`` is where the *API* says the problem is, as its error text says it. It is ``""`` for
+    the errors the API words without a path prefix (``tools_required``, ``prefill``, ``role
+    'system' is not supported on this model``; then ``str(v) == v.message``), coarser than the
+    item for some (``messages``), and for the ``tool_use`` errors it counts *merged turns* (the API
+    combines consecutive same-role messages), so ``messages.3`` may name list index 5.
+    ``at`` is where the problem is *in the list you passed*: ``messages.N`` or
+    ``messages.N.content.M`` with ``N`` an index into that list, as precise as we can make it.
+    Use ``path`` (or ``str(v)``) to compare with the API's answer and ``at`` to find the message.
     """
 
     rule: str

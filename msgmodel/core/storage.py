@@ -680,6 +680,9 @@ def _refuse_non_jsonl(name: str, mm: mmap.mmap | None, view: memoryview) -> bool
 def repair(path: str | os.PathLike[str]) -> LineProblem | None:
     """Cut a torn last line off the file, durably; return what was cut (``None`` if nothing was torn).
 
+    A *file*: not to be confused with ``msgmodel.core.compact.repair(messages)``, which fixes the
+    tool pairing of a *history* (orphan results, dangling calls) and never touches a file.
+
     Only an unterminated last line that is not complete JSON is cut: it is what a crash
     during ``append`` leaves and was never acknowledged. Damage elsewhere is left alone
     (``load`` reports it); nothing else is changed. A file that is not JSONL (its first
