@@ -524,14 +524,18 @@ def test_the_summary_reads_the_original_results_not_the_shortened_ones() -> None
     assert "secret-output" in c.transcript and CLEARED_RESULT not in c.transcript
 
 
-def test_with_thinking_in_use_a_turn_cut_needs_a_turn_that_opens_with_thinking() -> None:
+def test_a_turn_cut_opens_the_window_as_its_tool_loop_was_opened() -> None:
+    # With thinking enabled the turn that opens a pending tool loop must begin with its thinking block.
     h = [user_text("Go."), *loop("toolu_1", think="plan"), *loop("toolu_2"), *loop("toolu_3", think="again")]
     assert validate(h, thinking="enabled") == []
     c = compact_with_provenance(h, keep_recent=2, summarize=Spy())
     assert c.kept_from == 5 and isinstance(blocks_of(c.messages[1])[0], ThinkingBlock)
     assert validate(list(c.messages), thinking="enabled") == []
-    # the turn without thinking (index 3) never opens a window
+    # the turn without thinking (index 3) never opens a window: the loop's opener began with thinking
     assert plan_compaction(h, keep_recent=4).kept_from == 1
+    # a loop opened without thinking may be cut before any of its turns
+    plain = [user_text("Go."), *loop("toolu_1"), *loop("toolu_2", think="late"), *loop("toolu_3")]
+    assert plan_compaction(plain, keep_recent=2).kept_from == 5
 
 
 @pytest.mark.parametrize(

@@ -44,7 +44,6 @@ from msgmodel.core.compact import (
 )
 from msgmodel.core.message import (
     Message,
-    ThinkingBlock,
     ToolUseBlock,
     assistant_msg,
     blocks_of,
@@ -101,9 +100,15 @@ def _pairs_whole(h: Sequence[Message], i: int) -> bool:
     return not before & after
 
 
-def _opens_with_thinking(m: Message) -> bool:
+def _first_kind(m: Message) -> object:
     blocks = blocks_of(m)
-    return bool(blocks) and isinstance(blocks[0], ThinkingBlock)
+    return (type(blocks[0]), getattr(blocks[0], "kind", None)) if blocks else None
+
+
+def _loop_opener(h: Sequence[Message], i: int) -> int:
+    """The first assistant message after the last clean user start at or before ``i``."""
+    start = max((k for k in range(i + 1) if is_clean_user_start(h[k])), default=-1)
+    return next(k for k in range(start + 1, i + 1) if h[k].role == "assistant")
 
 
 def _clean_cuts(h: Sequence[Message], last: int) -> list[int]:
@@ -113,15 +118,14 @@ def _clean_cuts(h: Sequence[Message], last: int) -> list[int]:
 
 def _turn_cuts(h: Sequence[Message], last: int) -> list[int]:
     """The module docstring's turn cuts in ``1..last``: an assistant turn's first message, pairs whole,
-    opening with thinking when the history's assistant turns use it."""
-    thinking = any(_opens_with_thinking(m) for m in h if m.role == "assistant")
+    beginning with the same kind of block as the turn that opened its tool loop."""
     return [
         i
         for i in range(1, min(last, len(h) - 1) + 1)
         if h[i].role == "assistant"
         and h[i - 1].role != "assistant"
         and _pairs_whole(h, i)
-        and (not thinking or _opens_with_thinking(h[i]))
+        and _first_kind(h[i]) == _first_kind(h[_loop_opener(h, i)])
     ]
 
 
@@ -211,7 +215,11 @@ def test_compact_within_a_token_budget(record_property: Callable[[str, object], 
     short = 0
 
     @settings(max_examples=300)
-    @given(valid_conversations(system=True), st.floats(0.0, 1.2), st.integers(0, 3))
+    @given(
+        valid_conversations(system=True) | valid_conversations(max_episodes=1, max_rounds=8),  # one long tool loop
+        st.floats(0.0, 1.2),
+        st.integers(0, 3),
+    )
     def run(h: list[Message], fraction: float, floor: int) -> None:
         nonlocal checked, reached_by_turn, short
         n = len(h)

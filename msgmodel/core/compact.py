@@ -28,11 +28,13 @@ The window (the step-29 fix, and where the library goes past it)
     start after its first message. So when no clean user start serves, the window may open
     on an *assistant turn* instead (a *turn cut*): before ``messages[i]`` when it is an
     assistant message that starts a turn (``messages[i - 1]`` is not an assistant message: the
-    API merges consecutive ones), no result in the window answers a call before the cut, and,
-    if the history's assistant turns open with thinking at all, ``messages[i]`` opens with
-    thinking too (with thinking enabled, the turn that opens a pending tool loop must). After
-    the summary (a user message) such a window is a valid history: every pair in it is whole,
-    and the latest pair (the results the model is about to read) is always kept.
+    API merges consecutive ones), no result in the window answers a call before the cut, and
+    ``messages[i]`` begins with the same kind of block as the turn that opened the tool loop it
+    cuts into (with thinking enabled, the API wants the turn that opens a pending loop to begin
+    with its signed thinking; a window opening like the original opener keeps that true, and
+    compaction still needs no word for thinking). After the summary (a user message) such a
+    window is a valid history: every pair in it is whole, and the latest pair (the results the
+    model is about to read) is always kept.
 
     Why this can never orphan anything: in a valid history every ``tool_result`` sits in
     the user message right after the assistant message holding its ``tool_use``. A clean
@@ -61,8 +63,8 @@ The window (the step-29 fix, and where the library goes past it)
       unchanged (``summarize`` is not called).
     * no clean cut in ``messages[1 : len(messages) - keep_recent + 1]``: the latest turn cut
       there, the shortest window of that kind.
-    * no cut at all there (a server call whose result comes much later, or thinking in use and
-      no turn that opens with it): nothing is summarized, the history comes back unchanged, and
+    * no cut at all there (a server call whose result comes much later, or no turn that begins
+      like its loop's opener): nothing is summarized, the history comes back unchanged, and
       the compaction says so: ``Compaction.shortfall`` (reason ``"no_cut"``); ``compact`` warns
       with a ``CompactionWarning``; ``strict=True`` raises ``CompactionBudgetError``.
 
@@ -569,10 +571,14 @@ def _cuts(messages: Sequence[Message], last: int, clean_only: bool) -> tuple[lis
     needed = _calls_needed(messages)
     clean: list[int] = []
     turn: list[int] = []
-    thinking_in_use = not clean_only and any(_opens_with_thinking(m) for m in messages if m.role == "assistant")
-    for i in range(1, min(last, len(messages) - 1) + 1):
+    opener: str | None = None  # how the turn that opened the current tool loop begins
+    for i in range(min(last, len(messages) - 1) + 1):
         m = messages[i]
-        if needed[i] < i:
+        if is_clean_user_start(m):
+            opener = None
+        elif m.role == "assistant" and opener is None:
+            opener = _first_kind(m)
+        if i == 0 or needed[i] < i:
             continue
         if is_clean_user_start(m):
             clean.append(i)
@@ -580,18 +586,19 @@ def _cuts(messages: Sequence[Message], last: int, clean_only: bool) -> tuple[lis
             not clean_only
             and m.role == "assistant"
             and messages[i - 1].role != "assistant"
-            and (not thinking_in_use or _opens_with_thinking(m))
+            and _first_kind(m) == opener
         ):
             turn.append(i)
     return clean, turn
 
 
-def _opens_with_thinking(m: Message) -> bool:
+def _first_kind(m: Message) -> str:
+    """The kind of a message's first block (an opaque block's own kind), ``""`` for none."""
     blocks = blocks_of(m)
     first = blocks[0] if blocks else None
-    return first is not None and (
-        first.type == "thinking" or (first.type == "opaque" and first.kind == "redacted_thinking")
-    )
+    if first is None:
+        return ""
+    return first.kind if first.type == "opaque" else first.type
 
 
 def _calls_needed(messages: Sequence[Message]) -> list[int]:
