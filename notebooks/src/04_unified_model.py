@@ -315,7 +315,7 @@ from msgmodel.core.protocol import validate
 
 bad_inputs = {
     "content is a number": '[{"role": "user", "content": 42}]',
-    "a system turn inside messages": '[{"role": "system", "content": "Be brief."}]',
+    "a tool turn (another API's role)": '[{"role": "tool", "content": "Be brief."}]',
     "the toolUseId slip": '[{"role": "user", "content": [{"type": "tool_result", "toolUseId": "toolu_01B"}]}]',
 }
 for label, text in bad_inputs.items():
@@ -327,8 +327,9 @@ fixed = from_json(bad_inputs["the toolUseId slip"].replace("toolUseId", "tool_us
 print("spelled right, it decodes; protocol says:", *validate(fixed))
 
 # %% [markdown]
-# A `system` turn inside `messages` cannot be represented (`Message.role` is only `"user"` or `"assistant"`), so
-# `from_json` refuses it rather than guess; system prompts go in the request's `system=` parameter.
+# A `tool` turn is not a role of this API (`Message.role` is `"user"`, `"assistant"` or `"system"`), so `from_json`
+# refuses it rather than guess. A `system` turn inside `messages` decodes: newer models take one mid-conversation,
+# and whether a request may hold one is the validator's question (`validate(h, model=...)`).
 #
 # ## Follow-up questions
 #
@@ -358,7 +359,7 @@ for attempt in (lambda: TextBlock(text="hi", type="tool_use"), lambda: OpaqueBlo
 # returns (the message's own, for speed) are ordinary mutable objects. Treat them as read-only.
 #
 # **Constructing does not check types at run time.** msgspec checks types when it decodes, not in `__init__`, so
-# `Message(role="system", content="hi")` is built without a word. mypy catches it before anything runs, and
+# `Message(role="tool", content="hi")` is built without a word. mypy catches it before anything runs, and
 # `from_api` at the boundary.
 #
 # **Lossless means a typo survives decoding.** A misspelled `is_eror` on a known block lands in `extra` (it could be
@@ -370,7 +371,7 @@ from msgmodel import Message
 m = assistant_msg([ToolUseBlock(id="toolu_01E", name="grep", input={"pattern": "x"})])
 tool_uses_of(m)[0].input["pattern"] = "y"  # changes the block inside the "frozen" message
 print(m)
-bad = Message(role="system", content="hi")  # on purpose: msgspec checks no types here
+bad = Message(role="tool", content="hi")  # on purpose: msgspec checks no types here
 try:
     from_api(to_api([bad]))
 except DecodeError as e:

@@ -103,7 +103,8 @@ print(inspect.getsource(run_tool))
 # at least that many recent messages, and moving forward breaks that promise. In one long tool loop after the last
 # prompt (the usual shape of an agent's work) there is no clean start ahead, so the step-29 fix summarizes the whole
 # loop, including the results the model is about to read. Moving back keeps the loop whole, or summarizes nothing if
-# it cannot:
+# it cannot (the rule alone: `clean_only=True`). The library goes one step past the rule: with no clean start to use,
+# it opens the window on an assistant turn whose tool pairs all lie inside it, so the latest pair stays:
 
 # %% tags=["core"]
 def legacy_slicing(h, *, keep_recent, summarize):  # step 29's bug, adapted to the new signature
@@ -119,7 +120,9 @@ for i in range(1, 7):
     loop += [assistant_msg([ToolUseBlock(f"toolu_{i:02d}", "grep", {"pattern": f"step {i}"})]),
              tool_result_msg([tool_result_block(f"toolu_{i:02d}", f"hit {i}")])]
 forward = legacy_local_fix(loop, keep_recent=3, summarize=lambda t: "S.")
-print(f"{len(loop)} messages in; compact returns them unchanged: {compact(loop, keep_recent=3, summarize=str) == loop}")
+print(f"{len(loop)} messages in; the clean-start rule returns them unchanged: "
+      f"{plan_compaction(loop, keep_recent=3, clean_only=True).kept_from == 0}")
+print("the library cuts before the assistant turn at", plan_compaction(loop, keep_recent=3).kept_from)
 print(f"the step-29 fix keeps {len(forward) - 1} of them and sends only its summary:")
 show(forward)
 
@@ -299,6 +302,8 @@ for name, impl in [("transcript_of", transcript_of),
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
+from msgmodel.core.compact import compact_with_provenance
+
 
 @st.composite
 def agent_histories(draw):
@@ -324,7 +329,8 @@ pairs = []
 def compaction_keeps_every_valid_history_valid(h):
     assert validate(h) == []  # the generator only makes valid histories
     for k in range(len(h) + 2):
-        assert validate(compact(h, keep_recent=k, summarize=lambda t: "The earlier part.")) == []
+        c = compact_with_provenance(h, keep_recent=k, summarize=lambda t: "The earlier part.")  # no warning per k
+        assert validate(list(c.messages)) == []
         pairs.append((len(h), k))
 
 

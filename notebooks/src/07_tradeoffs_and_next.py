@@ -378,7 +378,7 @@ print("errors on unmarked lines:", sorted(e for e in errors if marker(e)[1] is N
 #
 # #### 2b. Bad input, and input the model has never heard of
 #
-# Three wrong inputs (the slip as a stored session holds it, a text block whose `text` is a number, a `system` role
+# Three wrong inputs (the slip as a stored session holds it, a text block whose `text` is a number, a `tool` role
 # inside `messages`), then two *valid* ones the model does not interpret (an `image` block, a `cache_control` field).
 # A good decoder refuses the first three and keeps the last two, writing them back unchanged:
 
@@ -399,7 +399,7 @@ def outcome(decode, data):
 bad = {
     "the toolUseId slip": b'[{"role":"user","content":[{"type":"tool_result","toolUseId":"toolu_01B","content":"x"}]}]',
     "text is a number": b'[{"role":"assistant","content":[{"type":"text","text":42}]}]',
-    "a system turn": b'[{"role":"system","content":"Be brief."}]',
+    "a tool turn": b'[{"role":"tool","content":"Be brief."}]',
     "an image block": b'[{"role":"user","content":[{"type":"image","source":'
     b'{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}]',
     "cache_control on text": b'[{"role":"user","content":[{"type":"text","text":"hi",'
@@ -417,7 +417,7 @@ for label, data in bad.items():
 # %% [markdown] tags=["core"]
 # Row by row: **TypedDict accepts everything**, so the slip enters the history and fails later as a `KeyError` or a
 # 400: chapter 02's bug, exactly. **The dataclass decoder** refuses the unknown keyword with no place in the input,
-# and accepts `text: 42` and `role: "system"`. **pydantic** refuses all three with a path (the deepest of its
+# and accepts `text: 42` and `role: "tool"`. **pydantic** refuses all three with a path (the deepest of its
 # per-branch errors is printed), but refuses the image too and quietly **drops** `cache_control`. **msgspec structs**
 # refuse the wrong inputs with a JSON path, and the image too. Strict about the kinds a decoder knows means strict
 # about the ones it does not, and the API keeps adding both. Only `from_json` is strict about the four kinds it
