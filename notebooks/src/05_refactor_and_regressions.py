@@ -302,8 +302,6 @@ for name, impl in [("transcript_of", transcript_of),
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from msgmodel.core.compact import compact_with_provenance
-
 
 @st.composite
 def agent_histories(draw):
@@ -329,7 +327,7 @@ pairs = []
 def compaction_keeps_every_valid_history_valid(h):
     assert validate(h) == []  # the generator only makes valid histories
     for k in range(len(h) + 2):
-        c = compact_with_provenance(h, keep_recent=k, summarize=lambda t: "The earlier part.")  # no warning per k
+        c = msgmodel.core.compact.compact_with_provenance(h, keep_recent=k, summarize=lambda t: "The earlier part.")
         assert validate(list(c.messages)) == []
         pairs.append((len(h), k))
 
