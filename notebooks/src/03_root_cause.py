@@ -65,22 +65,24 @@
 #
 # `scan_block_knowledge` reads source with `ast` (it never imports it) and reports a *site* wherever the code spells
 # out a piece of the block shapes itself: a block kind compared (`kind-test`), a field read by name (`wire-key`), a
-# block or a message built as a dict (`block-literal`, `message-literal`). A docstring is not a site.
+# block or a message built as a dict (`block-literal`, `message-literal`). A docstring is not a site. Each site also
+# names its *piece* of knowledge, the question the code around it answers: "tell a tool result", "read text",
+# "render a block" (the scanner calls it "dispatch on the kind"), "build a block", and so on.
 
 # %% tags=["core"]
 import msgmodel.course.legacy as legacy
-from msgmodel.course.knowledge import PIECES, describe, scan_block_knowledge, scan_source, tabulate
-from msgmodel.course.legacy import api, summary30
+from msgmodel.course.knowledge import describe, scan_block_knowledge, tabulate
 
 sites = scan_block_knowledge(legacy)
-print(describe(sites).splitlines()[0])  # the headline; the full breakdown comes below
+print(describe(sites).splitlines()[0])  # the headline; the optional cells below break it down
 kind_spellings = [s for s in sites if s.kind in ("kind-test", "block-literal")]
 tabulate(kind_spellings, rows="function", columns="detail")
 
 # %% [markdown] tags=["core"]
 # That is the title's claim in one table: `"tool_result"` is spelled by hand in three functions of three modules,
 # `"text"` in three functions of two, `"tool_use"` in two. Nobody asks anybody: each function compares the raw string
-# itself.
+# itself. (These are the block kinds; the field names and the message literals make up the rest of the sites, counted
+# in the optional cells below.)
 
 # %% [markdown]
 # Counting the field names too (message literals left out):
@@ -92,9 +94,8 @@ tabulate([s for s in sites if s.kind != "message-literal"], rows="detail", colum
 # `"content"` six times in four modules, `"text"` six times. Each is a place that must agree with the API and with
 # every other place; a protocol change means finding all of them by hand.
 #
-# **What each copy is for.** The scanner files each site under a *piece of knowledge*, the question the code around
-# it answers (a dict literal builds a block or a message; other sites take the piece of their function, from the
-# block kinds it tests):
+# **What each copy is for.** The scanner files each site under its piece of knowledge (a dict literal builds a block
+# or a message; other sites take the piece of their function, from the block kinds it tests):
 
 # %%
 print(describe(sites))
@@ -103,8 +104,10 @@ print(describe(sites))
 # Each piece is private to one module (compaction alone knows where a tool result hides, the engine alone how to
 # answer tool calls, the summarizer alone how to render each kind), while the wire names they rest on are spelled in
 # many. `storage.py` is missing altogether: it knows nothing about blocks, so it checks nothing on the way in or out.
+
+# %% [markdown] tags=["core"]
 # The smallest piece holds the sharpest example, the `toolUseId` slip of
-# [chapter 02](02_lost_tool_context.ipynb#6.-The-toolUseId-slip): "how to build a tool result" lives twice in one
+# [chapter 02](02_lost_tool_context.ipynb#6.-The-toolUseId-slip): the piece "build a block" lives twice in one
 # function, three lines apart, and the copies disagree:
 
 # %% tags=["core"]
@@ -121,6 +124,7 @@ for s in sites:
 # %% tags=["core"]
 import inspect
 
+from msgmodel.course.legacy import api, summary30
 from msgmodel.course.teaching import side_by_side
 
 left = inspect.getsource(api.extract_text) + "\n" + inspect.getsource(summary30._message_text)
@@ -153,98 +157,22 @@ for who, text in answers.items():
 #
 # ### 4. Where the cost lands: the copies run on the complex paths
 #
-# That `Any` *defers* the cost can be measured. The legacy engine answers five kinds of request through the official
-# SDK and the local API while a line tracer (one small function around `sys.settrace`) records which knowledge sites
-# execute.
+# That `Any` *defers* the cost can be measured. `trace_paths` runs the legacy engine (through the official SDK and the
+# local API) five ways: a plain question, a tool round, a tool that fails (it ends in the slip's 400), and a session
+# long enough to be compacted, once with the original compactor and once with the compactor as chapters 01 and 02
+# left it (copy #1 places the cut, copy #2 renders the transcript). A line tracer (`sys.settrace`) records which
+# knowledge sites execute on each. Which functions holding knowledge did each path reach (`✓`: at least one of the
+# function's sites ran)?
 
 # %% tags=["core"]
-import sys
-from pathlib import Path
+from msgmodel.course.legacy.harness import reach_table, trace_paths
 
-LEGACY_DIR = str(Path(legacy.__file__).parent)
-
-
-def sites_run(action):
-    """Run `action()`; return the knowledge sites whose line executed meanwhile."""
-    hit = set()
-
-    def tracer(frame, event, arg):  # follow only the legacy package's frames, line by line
-        if frame.f_code.co_filename.startswith(LEGACY_DIR):
-            hit.add((Path(frame.f_code.co_filename).name, frame.f_lineno))
-            return tracer
-        return None
-
-    sys.settrace(tracer)
-    try:
-        action()
-    finally:
-        sys.settrace(None)
-    return [s for s in sites if (s.where.split(":")[0], s.line) in hit]
-
-
-# %% [markdown]
-# Five paths: a plain question, a tool round, a tool that fails (it ends in the slip's 400), and a session long
-# enough to be compacted, once with the original compactor and once with the compactor as chapters 01 and 02 left it
-# (copy #1 places the cut, copy #2 renders the transcript).
-
-# %% tags=["core"]
-import functools
-
-import anthropic
-
-from msgmodel.api import local_client
-from msgmodel.api.demo_tools import demo_registry
-from msgmodel.core.tools import tools_param
-from msgmodel.course.legacy import compact29
-from msgmodel.course.legacy.engine import QueryEngine
-
-registry = demo_registry()
-tools = {name: tool.run for name, tool in registry.items()}
-fixed_compactor = functools.partial(compact29.compact_fixed, render=summary30.transcript_fixed)
-
-
-def new_engine(**options):
-    return QueryEngine(local_client(), tools, tools_param(registry), **options)
-
-
-engine = new_engine()
-
-
-def failing_tool():
-    try:
-        engine.submit("Read src/settings.py")
-    except anthropic.BadRequestError as err:
-        print("400 from the API:", err.api_message)
-
-
-def long_session(**compactor):
-    long = new_engine(max_messages=6, keep=3, **compactor)
-    for prompt in ("Read src/app.py", "Read src/config.py", "List the files in src", "Read README.md"):
-        long.submit(prompt)
-
-
-paths = {"plain": sites_run(lambda: engine.submit("Hello! What can you do?")),
-         "tool round": sites_run(lambda: engine.submit("Read src/app.py")),
-         "failing tool": sites_run(failing_tool),
-         "compaction": sites_run(long_session),
-         "fixed compaction": sites_run(lambda: long_session(compact=fixed_compactor))}
+paths = trace_paths(sites)
+print(reach_table(sites, paths))
 
 # %% [markdown] tags=["core"]
-# Which functions holding knowledge did each path reach (`✓`: at least one of the function's sites ran)?
-
-# %% tags=["core"]
-def holder(site):
-    return f"{site.module.rsplit('.', 1)[-1]}.{site.function}"
-
-
-print(f"{'function holding knowledge':32}" + "".join(f"{p:>17}" for p in paths))
-for f in dict.fromkeys(map(holder, sites)):
-    marks = ["✓" if f in map(holder, ran) else "·" for ran in paths.values()]
-    print(f"{f:32}" + "".join(f"{m:>17}" for m in marks))
-print(f"{f'sites run (of {len(sites)})':32}" + "".join(f"{len(ran):>17}" for ran in paths.values()))
-
-# %% [markdown] tags=["core"]
-# The plain question touches a few sites, all in the engine and the api layer, and those work. Every site that
+# (`api.create_message` holds knowledge because it turns the SDK's reply into a message dict by hand.) The plain
+# question touches a few sites, all in the engine and the api layer, and those work. Every site that
 # carried a bug sits on a path that a demo, a smoke test or a short session never takes:
 
 # %% tags=["core"]
@@ -311,8 +239,14 @@ type_check({"params": PARAMS, "loop": LOOP.replace("RESULT", "ToolResultParam")}
 # %% [markdown] tags=["core"]
 # Line 11, the error path: mypy reports the missing `tool_use_id` and the stray `toolUseId` before anything runs.
 # The same mistake the API reported as `…tool_result.tool_use_id: Field required`, found at the desk instead of in
-# production. (This TypedDict is deliberately loose: exercise 03.2 tightens it. Chapter 04 goes further: a
-# constructor leaves no key to misspell.)
+# production. (This TypedDict is deliberately loose; chapter 04 goes further: a constructor leaves no key to
+# misspell.)
+#
+# **Where this series parts from the original.** The original says that with one authoritative definition
+# "structural errors are stopped at compile time, and the bug disappears at the source". That holds for the slip, a
+# misspelled shape. The two bugs of steps 29 and 30 are not shape errors: the orphan and the `(tool call)` summary are
+# well-typed wrong answers (`history[-keep:]` is as well-typed as a slice can be). So this series does not lean on the
+# type checker alone: readers written once (chapter 04), a validator and property tests (chapter 05) carry the rest.
 
 # %% [markdown] tags=["core"]
 # ### 6. The question chapter 04 answers
@@ -385,6 +319,8 @@ def message_text(content: list[Text | ToolUse]) -> str:
 #   proof:
 
 # %%
+from msgmodel.course.knowledge import scan_source
+
 hidden = '''\
 TYPE, TOOL_RESULT = "type", "tool_result"
 def is_result(b):
@@ -469,6 +405,8 @@ check("03.2", ToolResultParam)
 # with one of `PIECES` (one of them, "read thinking", fits none of the lines).
 
 # %%
+from msgmodel.course.knowledge import PIECES
+
 print("Pieces:", ", ".join(PIECES), end="\n\n")
 for key, line in CLASSIFY_LINES.items():
     print(f"{key}  {line}")

@@ -584,7 +584,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         answer="A block is a value shared by many histories: a compacted history, a saved session and a retry "
         "point at the same objects. If anyone can change a block in place, a harmless-looking cleanup edits every "
         "history that holds it, a signed thinking block included. Frozen turns that into an error at the line that "
-        "tries, and makes blocks hashable. The limit: frozen is shallow (content lists and input dicts).",
+        "tries. The limit: frozen is shallow, so a tool call's input dict and a list content stay mutable (and a "
+        "block holding one cannot be hashed).",
         points=(
             "blocks are shared between histories",
             "in-place edits would silently change every history (and break signatures)",
@@ -643,12 +644,12 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question='How do you test an invariant like "a clean start is always a valid start"?',
-        answer="With a property test: generate many valid histories, cut each at a random place, and assert the "
+        answer="With a property test: generate many valid histories, cut each at every place, and assert the "
         "invariant wherever its condition holds; a fixed seed and a modest example count keep CI fast and "
         "repeatable. Then show the test can fail: run it with the naive condition and watch Hypothesis find and "
         "shrink a counterexample.",
         points=(
-            "generate many valid histories and cut them at random places",
+            "generate many valid histories and cut each at every place",
             "a fixed seed and a bounded example count",
             "check the test can fail (the naive condition gives a counterexample)",
             "Hypothesis shrinks the failure to a tiny case",
