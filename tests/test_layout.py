@@ -190,6 +190,50 @@ def test_the_stated_number_of_block_kinds_is_the_unions() -> None:
             assert NUMBER_WORDS[word] == expected[m.group(2)], m.group(0)
 
 
+def _prose_files() -> list[Path]:
+    """The README and every document of docs/ (the site shows them all)."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "docs" / "site" / "index.md"]
+
+
+def test_every_stated_count_in_the_readme_and_the_docs_is_the_packages() -> None:
+    """Counts of block kinds, constructors, readers and drill questions, in words or digits, README and docs/ alike.
+
+    docs/survey.md once said msgmodel has 10 readers when it had 14: a table cell no word-scan saw.
+    """
+    from msgmodel.course.exercises.ch06 import DRILL
+
+    known = [c for c in get_args(ContentBlock) if c is not OpaqueBlock]
+    expected = {"content blocks": len(known), "constructors": len(CONSTRUCTORS), "readers": len(READERS)}
+    number = rf"(\d+|{'|'.join(NUMBER_WORDS)})"
+    for path in _prose_files():
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(rf"\b{number} (content blocks|constructors|readers)\b", text, re.I):
+            said = m.group(1).lower()
+            assert int(said) if said.isdigit() else NUMBER_WORDS[said] == expected[m.group(2).lower()], (
+                f"{path.name}: {m.group(0)!r}"
+            )
+        for m in re.finditer(rf"\b{number} (?:interview |follow-up )?questions \(I1–I(\d+)\)", text, re.I):
+            said = m.group(1).lower()
+            assert (int(said) if said.isdigit() else NUMBER_WORDS[said]) == int(m.group(2)) == len(DRILL), m.group(0)
+        for m in re.finditer(r"chapter 06 \(I1–I(\d+)\)", text):  # "the decisions of chapter 06 (I1–I15)"
+            assert int(m.group(1)) == len(DRILL), f"{path.name}: {m.group(0)!r}"
+        lines = text.splitlines()
+        for i, line in enumerate(lines):  # a table with Constructors and Readers columns: msgmodel's row
+            head = [c.strip().lower() for c in line.strip().strip("|").split("|")]
+            if "constructors" in head and "readers" in head:
+                rows = [r for r in lines[i + 2 :] if r.startswith("|")]
+                mine = next((r for r in rows if "**msgmodel**" in r), None)
+                if mine:
+                    cells = [c.strip() for c in mine.strip().strip("|").split("|")]
+                    assert cells[head.index("constructors")] == str(len(CONSTRUCTORS)), f"{path.name}: {mine}"
+                    assert cells[head.index("readers")] == str(len(READERS)), f"{path.name}: {mine}"
+
+
+def test_the_count_check_reads_survey_tables() -> None:
+    text = (ROOT / "docs" / "survey.md").read_text(encoding="utf-8")
+    assert "| **msgmodel** |" in text and "| Constructors | Readers |" in text
+
+
 def test_the_chapters_keep_the_rule_they_teach() -> None:
     bypasses = scan_model_bypasses(ROOT / "notebooks" / "src")
     assert bypasses == [], "a chapter builds or reads a Message by hand:\n" + "\n".join(map(str, bypasses))

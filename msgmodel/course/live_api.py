@@ -229,12 +229,12 @@ class Agreement:
 
     def _repr_html_(self) -> str:
         head = (
-            "<tr><th>rule</th><th>request</th><th>live API (captured, verbatim)</th><th>validate</th>"
+            "<tr><th>rule</th><th>request</th><th>live API (captured)</th><th>validate</th>"
             "<th>agree</th><th>public source</th></tr>"
         )
         rows = "".join(
             f"<tr><td>{_esc(c.rule)}</td><td><code>{_esc(request_summary(c.body))}</code></td>"
-            f"<td><code>{_esc(c.live_answer)}</code></td>"
+            f"<td><code>{_esc(c.live_answer)}</code>{' (ids filled in)' if c.filled else ''}</td>"
             f"<td><code>{_esc('same' if c.agrees else c.validate_text)}</code></td>"
             f'<td class="{"ok" if c.agrees else "ko"}">{"✓" if c.agrees else "✗"}</td>'
             f"<td>{_source_html(c.source, c.urls)}</td></tr>"

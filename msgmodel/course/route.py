@@ -246,9 +246,9 @@ class Route:
 
     def __repr__(self) -> str:
         width = max([len(f"{c.chapter} {c.title}") for c in self.chapters] + [7])
-        lines = [f"{'chapter':<{width}}  {'min':>5}  core sections"]
+        lines = [f"{'chapter':<{width}}  {'min':>5}"]
         for c in self.chapters:
-            lines.append(f"{c.chapter + ' ' + c.title:<{width}}  {c.minutes:>5}  {self._sections(c)}")
+            lines.append(f"{c.chapter + ' ' + c.title:<{width}}  {c.minutes:>5}")
         lines.append(f"{'total':<{width}}  {self.total:>5}")
         lines.append(MODEL_NOTE)
         return "\n".join(lines)

@@ -908,12 +908,12 @@ class InterviewDrill:
         lines = [f"InterviewDrill: {self.title} ({n} question{'s' if n != 1 else ''}; {self._score_text()})"]
         for i, item in enumerate(self.items):
             words = _words(self.answers[i].value)
-            state = f"your answer: {words} word{'s' if words != 1 else ''}" if words else "not answered yet"
+            state = [f"your answer: {words} word{'s' if words != 1 else ''}"] if words else []
             if self.revealed[i]:
                 ticked = sum(c.value for c in self.checks[i])
-                state += f"; model answer shown, {ticked} of {len(self.checks[i])} key points ticked"
-            lines.append(f"  {i + 1}. {item.question}  [{state}]")
-            lines.append(f"     Model answer (write yours first): {item.answer}")
+                state.append(f"model answer shown, {ticked} of {len(self.checks[i])} key points ticked")
+            lines.append(f"  {i + 1}. {item.question}" + (f"  [{'; '.join(state)}]" if state else ""))
+            lines.append(f"     Model answer: {item.answer}")
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

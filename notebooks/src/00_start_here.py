@@ -31,11 +31,9 @@
 # The Messages API is stateless: every request carries the *whole* conversation. When the model wants a tool, its
 # assistant message ends with a `tool_use` block that has an `id`. Your code runs the tool and sends the output back
 # as a `tool_result` block with that id, in the *next* message, whose role is `user`. The server checks this pairing
-# on every request (a result the model cannot tie to a call it made is output it can only misread, and a call left
-# unanswered is a turn that never finished), so any code that edits the history (compaction, trimming, summarizing,
-# storage, replay) must keep the pairs intact. Two things break when it does not. A cut that separates a call from its
-# result gets a 400: loud. A summary that flattens tool blocks into placeholders forgets what the agent did: silent,
-# and worse.
+# on every request, so any code that edits the history (compaction, trimming, summarizing, storage, replay) must keep
+# the pairs intact. A cut that separates a call from its result gets a 400: loud. A summary that flattens tool blocks
+# into placeholders forgets what the agent did: silent, and worse.
 #
 # The interviewer wants three things: can you draw the exchange, do you know which invariant the server enforces,
 # and can you name the design that keeps every piece of code from breaking it?
@@ -62,6 +60,9 @@
 #
 # ### Three ways to use the series
 #
+# A 90-minute class, interview preparation, or executable documentation (the optional cell after the route says
+# more about the last two).
+#
 # * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab shows a
 #   cell's tags in its property inspector) explain both bugs, their common cause and the model that removes it. The
 #   route, measured on the notebooks themselves, in minutes of careful reading (every word of prose, every line of
@@ -73,18 +74,18 @@ from msgmodel.course.teaching import core_route
 core_route()
 
 # %% [markdown] tags=["core"]
+# Every chapter has the same sections: What · Why · How · Follow-up questions · Pitfalls and trade-offs · vs. the
+# real source · One-line summary · Exercises. The core route reads What, Why, How and the summary; the other sections
+# are optional, and the route never needs them (a core cell that mentions one says it is optional).
+
+# %% [markdown]
 # * **Interview preparation.** Each chapter's *Why* opens with the interviewer's question in bold; chapter 06 has a
 #   drill of fifteen follow-up questions where you write your answer first, then read the model answer and score
 #   yours against a checklist.
 # * **Executable documentation.** Every claim is a cell; `make test` re-runs every notebook and compares each output
-#   with the committed one. The code you import is the `msgmodel` package: `msgmodel.core` is the library (the
-#   message model, the validator, compaction, the engine), `msgmodel.api` a local Messages API, and
-#   `msgmodel.course` the helpers only these notebooks use (displays, widgets, exercises, and the legacy exhibit).
-#   Each module opens with a docstring saying what it owns.
-#
-# Every chapter has the same sections: What · Why · How · Follow-up questions · Pitfalls and trade-offs · vs. the
-# real source · One-line summary · Exercises. The core route reads What, Why, How and the summary; the other sections
-# are optional, and the route never needs them (a core cell that mentions one says it is optional).
+#   with the committed one. The code you import is the `msgmodel` package: `msgmodel.core` is the library,
+#   `msgmodel.api` a local Messages API, `msgmodel.course` what only these notebooks use (displays, widgets, the
+#   sessions the chapters replay, the legacy exhibit).
 
 # %% [markdown] tags=["core"]
 # ### The protocol in one page
@@ -103,10 +104,10 @@ core_route()
 # ```
 #
 # Let's send it. The client is the **official `anthropic` SDK**, wired in-process to a local Messages API
-# (`msgmodel.api.local_client`) that checks every request against the live API's rules and answers a refused one with
-# a 400 worded as the live API words it where a public capture exists (chapter 01). Its *model* is a script that
-# decides nothing: the protocol is real, the intelligence is not, and for these chapters it need not be. The tools
-# are four demo tools over a small in-memory project.
+# (`msgmodel.api.local_client`) that checks every request against the live API's rules and refuses a bad one with a
+# 400, in the live API's words where a public capture exists (chapter 01). Its *model* is a script: the protocol is
+# real, the intelligence is not, and for these chapters it need not be. The tools are four demo tools over a small
+# in-memory project.
 
 # %% tags=["core"]
 import anthropic

@@ -16,12 +16,10 @@
 # %% [markdown] tags=["core"]
 # ## What
 #
-# First the evidence that the local API's 400s are the live API's: `validate` beside every public capture of a live
-# answer the series ships. Then a small coding agent written the way most agents start, with messages as
-# `list[dict]`, compacts its history: it keeps the last `keep` messages and summarizes the rest. With one innocent
-# value of `keep` the next request fails, and the API's own words say a `tool_result` lost its `tool_use`. We find
-# where the cut fell, see why "start the window at a user message" is not enough in this protocol, predict the error
-# locally, and apply a local fix: *copy #1* of knowledge that belongs elsewhere.
+# First the evidence that the local API's 400s are the live API's. Then an agent that keeps its messages as
+# `list[dict]` compacts its history by keeping the last `keep` messages; with one innocent value of `keep` the next
+# request fails. We find where the cut fell, see why "start the window at a user message" is not enough in this
+# protocol, and apply a local fix: *copy #1* of knowledge that belongs elsewhere.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -168,11 +166,10 @@ print(f"the window starts on role={before[start].role!r}; a clean user start? {i
 # `msgmodel.core.message.is_clean_user_start` is that predicate (chapter 04 explains why it lives there).
 #
 # **Stricter than the protocol, on purpose.** With `keep=6` the window opened on message 7, the assistant's *text*
-# answer, and the API accepted it: after the summary, an assistant message is a fine place to resume. The protocol
-# forbids only a result whose call is gone (and a call whose result is gone). msgmodel's compaction (chapter 05) still
-# cuts only before a clean user start, a design choice: every kept round is whole (its prompt, calls, results and
-# answer), so the model never reads an answer whose question went into the summary, and "where may a window start?"
-# has one answer that is easy to test. For message 7 the two rules disagree:
+# answer, and the API accepted it: the protocol forbids only a result whose call is gone (and a call whose result is
+# gone). msgmodel's compaction (chapter 05) still cuts only before a clean user start, a design choice: every kept
+# round stays whole (prompt, calls, results, answer), so the model never reads an answer whose question went into the
+# summary, and "where may a window start?" has one answer that is easy to test. For message 7 the two rules disagree:
 
 # %% tags=["core"]
 m7 = before[start + 1]
@@ -216,25 +213,27 @@ for prompt in CHATTY:
     recorder.submit(prompt)
 CompactionExplorer(from_api(recorder.messages), keep_recent=6)
 
-# %% [markdown] tags=["core"]
-# ### 6. The validator sees it before the API does
+# %% [markdown]
+# ### Optional: the validator sees it before the API does
 #
-# Run on the refused request, `validate` predicts the 400 without sending anything, in the same words:
+# As in chapter 00, `validate` run on the refused request predicts the 400 without sending anything, in the same
+# words:
 
-# %% tags=["core"]
+# %%
 v = validate(refusal.request)[0]
 print(v)
 print("identical to the API's text:", str(v) == refusal.error.api_message)
 print("rule:", v.rule, "| path:", v.path, "| hint:", v.hint)
 
 # %% [markdown] tags=["core"]
-# ### 7. A local fix
+# ### 6. A local fix
 #
-# Fix it where it hurts, inside compaction: move the cut **forward** to the next clean user start. (The original
-# tutorial says only that step 29 left compaction with its own `isCleanUserStart` check; the direction of the move
-# and this code are this series' illustration.)
+# Fix it where it hurts, inside compaction: `compact29.compact_fixed` moves the cut **forward** from `len - keep` to
+# the next clean user start, which it tells with a private `_is_clean_user_start` (section 7). (The original tutorial
+# says only that step 29 left compaction with its own `isCleanUserStart` check; the direction of the move and this
+# code are this series' illustration; the optional cell below prints it.)
 
-# %% tags=["core"]
+# %%
 import inspect
 
 print(inspect.getsource(compact29.compact_fixed))
@@ -250,21 +249,14 @@ moved = next(i for i in range(start, len(first)) if is_clean_user_start(first[i]
 marks = {start: "history[-7:] would start here (a tool answer)", moved: "compact_fixed starts here (a prompt)"}
 outline(first, marks, since=4)
 
-# %% [markdown]
-# And the sweep again, with the fix:
-
-# %%
-print(f"{'keep':>4}  {'tool prompts only':<18}  {'with one small-talk turn'}")
-for keep in range(1, 10):
-    fix = compact29.compact_fixed
-    print(f"{keep:>4}  {outcome(PROMPTS, keep, fix):<18}  {outcome(CHATTY, keep, fix)}")
-
 # %% [markdown] tags=["core"]
-# ### 8. Why this fix is "copy #1"
+# ### 7. Why this fix is "copy #1"
 #
 # The question the fix asks, "is this message a clean user start?", written privately inside the compaction module:
 
 # %% tags=["core"]
+import inspect
+
 print(inspect.getsource(compact29._is_clean_user_start))
 wire = fixed.handed[0]
 agree = all(compact29._is_clean_user_start(d) == is_clean_user_start(m) for d, m in zip(wire, first, strict=True))
@@ -369,8 +361,8 @@ print(validate(split)[0])
 # is in [survey.md](../docs/survey.md#chapter-01). Two have our `history[-keep:]` nearly character for character:
 # OpenHarness's `messages[-preserve_recent:]` and Clawith's `conversation[-ctx_size:]`. Claude Code (closed source;
 # second-hand notes) moves the start *back* until every kept `tool_result` keeps its `tool_use`, yet
-# [anthropics/claude-code#6836](https://github.com/anthropics/claude-code/issues/6836) collects 150+ reports of
-# mismatched blocks. No module of the installed `anthropic` SDK is named for trimming or truncating a history:
+# [anthropics/claude-code#6836](https://github.com/anthropics/claude-code/issues/6836) collected 150+ reports of
+# mismatched blocks in 2026. No module of the installed `anthropic` SDK is named for trimming or truncating a history:
 
 # %%
 from pathlib import Path

@@ -15,12 +15,10 @@
 # %% [markdown] tags=["core"]
 # ## What
 #
-# A short debugging session with the legacy, dict-based agent: it reads a config file, runs the failing test suite
-# and greps the code. We look at the text the step-30 summarizer is given, compare it with what it should have been
-# given, and ask each summary two concrete questions: *which file was read?* and *which command failed, and why?* We
-# find the API rule that makes projects flatten tool blocks to text, take apart a local fix (copy #2 of "how to
-# render a block") and measure how it drifts. Last, the `toolUseId` slip: a hand-built `tool_result` dict with a
-# one-word mistake that nothing notices until the server rejects it.
+# A short debugging session with the legacy, dict-based agent. We compare the text the step-30 summarizer is given
+# with what it should have been given, ask each summary which file was read and which command failed, find the API
+# rule that makes projects flatten tool blocks, and take apart a local fix (copy #2 of "how to render a block") that
+# drifts. Last, the `toolUseId` slip: a hand-built `tool_result` dict that nothing checks until the server does.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -44,13 +42,11 @@
 # the loop, the tool runs and the dicts are the legacy engine's. The agent reads `src/config.py`, runs the failing
 # tests, greps for `retries` and answers. The demo tools include no shell, so the session adds `run_command`, a
 # stand-in that behaves like a typical shell tool: it *reports* a failing command in its output (`exit code 1`)
-# instead of raising. Keep that in mind for section 6. `show` draws the history as cards (tool calls in amber,
-# results in green; as text where no HTML is shown):
+# instead of raising. Keep that in mind for section 6. The agent's final answer:
 
 # %% tags=["core"]
 from msgmodel import from_api
 from msgmodel.api.scripted import ScriptedModel
-from msgmodel.course.display import show
 from msgmodel.course.legacy.harness import legacy_engine
 from msgmodel.course.sessions import DEBUG_PROMPT, DEBUG_TURNS, debug_tools
 
@@ -58,11 +54,10 @@ built = []  # every tool_result dict the engine builds, through its on_tool_resu
 engine = legacy_engine(model=ScriptedModel(DEBUG_TURNS), tools=debug_tools(), on_tool_result=built.append)
 print(engine.submit(DEBUG_PROMPT))
 history = list(engine.messages)  # a snapshot: the engine keeps appending to its own list
-show(from_api(history))
 
 # %% [markdown] tags=["core"]
-# The facts the next turn needs are all in the tool results: `config.py` stores `APP_RETRIES` as a string, `pytest`
-# fails with a `TypeError` at `src/app.py:15`, and line 15 is `range(retries)`.
+# The facts the next turn needs are all in the tool results (section 2 shows them): `config.py` stores
+# `APP_RETRIES` as a string, `pytest` fails with a `TypeError` at `src/app.py:15`, and line 15 is `range(retries)`.
 #
 # ### 2. What the summarizer reads
 #
@@ -158,22 +153,17 @@ print(probe_table(summaries, ["which file was read", "which command failed, and 
 # %% [markdown] tags=["core"]
 # ### 5. A local fix: copy #2
 #
-# Fix the summary where the bug was reported, inside compaction, with a private `_block_to_text`. (The original
-# tutorial says that before step 31 `compact.ts` held its own `blockToText`; this Python copy and the drifts below
-# are this series' illustration.)
-
-# %% tags=["core"]
-import inspect
-
-print(inspect.getsource(summary30._block_to_text))
-
-# %% [markdown] tags=["core"]
-# It renders calls as `[call name(args)]` and results as `[result: ...]`, like the authority. On the session from the
-# bug report the two transcripts differ only in JSON spacing: `json.dumps` puts a space after `:`, msgmodel's encoder
-# does not (the optional cell below prints the difference).
+# Fix the summary where the bug was reported, inside compaction, with a private `_block_to_text` (chapter 03 prints
+# its source; so does the optional cell below). It renders calls as `[call name(args)]` and results as
+# `[result: ...]`, like the authority; on the session from the bug report the two transcripts differ only in JSON
+# spacing. (The original tutorial says that before step 31 `compact.ts` held its own `blockToText`; this Python copy
+# and the drifts below are this series' illustration.)
 
 # %%
 import difflib
+import inspect
+
+print(inspect.getsource(summary30._block_to_text))
 
 fixed_text = summary30.transcript_fixed(history)
 diff = difflib.unified_diff(
@@ -204,9 +194,8 @@ side_by_side(summary30.transcript_fixed(to_api(TRICKY)), transcript_of(TRICKY), 
 # | arguments or a result over the limit | cut silently | cut, ending in `…` | whether it saw the end or a cut |
 # | an image (or another kind) | nothing | `[image]` | that the user sent a screenshot at all |
 #
-# Nobody writes such a bug on purpose. A copy like this one is checked against the session in the report, where it
-# agrees; when the authority learns a new case, the change lands in one file, and nothing carries it to the copy.
-# A better copy does not fix drift; having no copy does.
+# A copy like this one is checked against the session in the report, where it agrees; when the authority learns a
+# new case, nothing carries it to the copy. A better copy does not fix drift; having no copy does.
 
 # %% [markdown]
 # How often the drifts matter, on a 300-message synthetic session:
@@ -239,6 +228,8 @@ for what, total, by_copy2, by_authority in rows:
 # (our illustration) so we can watch it. It builds its `tool_result` dicts inline, on two lines:
 
 # %% tags=["core"]
+import inspect
+
 from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
 
 source = inspect.getsource(LegacyEngine.submit).splitlines()
@@ -288,8 +279,8 @@ except DecodeError as e:
 # %% [markdown]
 # The session is now poisoned: every later request carries the same result, and so does the saved file.
 # The constructor catches the slip earlier still: `tool_result_block(tool_use_id, content, is_error)` has no parameter
-# spelled `toolUseId`, so the slip is a `TypeError` the first time the line runs (and a mypy error before), while the
-# correct call writes the right field name:
+# spelled `toolUseId`, so the slip is a `TypeError` the first time the line runs (and a mypy error before it runs:
+# chapter 04), while the correct call writes the right field name:
 
 # %%
 try:
@@ -300,7 +291,7 @@ print(block_to_api(tool_result_block("toolu_04", "read_file: no such file", is_e
 
 # %% [markdown]
 # mypy cannot see the slip in the legacy engine, whose messages are `list[dict[str, Any]]`: a dict of `Any` takes any
-# key. [Chapter 03](03_root_cause.ipynb) runs mypy on it.
+# key. [Chapter 03](03_root_cause.ipynb) runs mypy on the engine's loop, copied into a snippet.
 
 # %% [markdown]
 # ## Follow-up questions
@@ -364,7 +355,8 @@ print("messages in the history:", len(guarded.messages), "(the prompt and the ca
 # ## vs. the real source
 #
 # The original tutorial's own authoritative `blockToText` marks a failed result (`(失败)`, "failed") and ends every
-# cut with `…`, but renders a result whose content is not a string as `""`: the same gap as copy #2 here.
+# cut with `…`, but renders a result whose content is not a string as `""`, and any kind it does not name as `""`
+# (`default: return ""`): two of copy #2's four gaps here, list results and other kinds.
 # `msgmodel.block_to_text` renders the list's text. That the gap matters is in the installed SDK's own type: a
 # result's `content` is a string *or* a list of blocks.
 

@@ -38,10 +38,9 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 #
 # **"`list[Any]` works. Why spend a week on a type module?"**
 #
-# Because "works" meant "works until one of the copies gets a detail wrong". The orphan `tool_result` of chapter
-# 01 and the `(tool call)` summary of chapter 02 look unrelated, but each was one copy of the knowledge getting a
-# detail wrong: compaction's idea of where a history may start, the summarizer's idea of how to render a block.
-# Patching a copy fixes one symptom and leaves the cause in place. One module removes the cause three ways:
+# Because "works" meant "works until one of the copies gets a detail wrong", as compaction's idea of where a history
+# may start and the summarizer's idea of how to render a block each did. Patching a copy fixes one symptom. One
+# module removes the cause three ways:
 #
 # 1. **One place** to get right and to change.
 # 2. **The checker can see it.** Inside `if b.type == "text":` mypy knows `b` is a `TextBlock`, and a `match`
@@ -83,11 +82,10 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 #     type: ClassVar[Literal["text"]] = "text"
 # ```
 #
-# Three details carry the design: `tag="text"` makes msgspec write and read `"type": "text"` on the wire;
-# `frozen=True` makes instances read-only; and `type: ClassVar[Literal["text"]]` gives the class its tag as an
-# attribute mypy sees as the literal `"text"`, which narrowing relies on. `extra` keeps the fields the API defines
-# beyond the core ones, so a round trip loses nothing. (In `message.py` the `extra` field is declared a second way for
-# msgspec's fast decoder; its comments say why.) One block of each class, as the API sees it:
+# `tag="text"` makes msgspec write and read `"type": "text"` on the wire; `frozen=True` makes instances read-only;
+# `type: ClassVar[Literal["text"]]` is the tag as an attribute mypy sees as the literal `"text"`, which narrowing
+# relies on; `extra` keeps the API's other fields, so a round trip loses nothing. (`message.py` declares `extra` a
+# second way for msgspec's fast decoder; its comments say why.) One block of each class, as the API sees it:
 
 # %% tags=["core"]
 import json
@@ -221,25 +219,14 @@ print(transcript_of(history))
 # ### 6. One `type` field removes every assertion
 #
 # The original's central claim: inside `case "text"` the compiler knows `b` is a `TextBlock`, so "one `type` field
-# saves every `as` assertion". The Python form, in `narrows`: no `cast`, no `isinstance`, each class's `type` a
-# different literal. Narrowing also catches the mistake it exists for: reading `.name` in the `text` branch
-# (`wrong_branch`) is a `KeyError` (or a silent `None` from `.get`) with `list[Any]`. And the original's
-# `blockToText` ended in `default: return ""`, which compiles whichever kind you forget and renders it as nothing;
-# `assert_never(b)` turns the omission into a type error that names the missing class (`forgot_a_kind`). One run of
-# `mypy --strict` on the three:
+# saves every `as` assertion". In Python: no `cast`, no `isinstance`, because each class's `type` is a different
+# literal. Narrowing catches the mistake it exists for: reading `.name` in the `text` branch (`wrong_branch`), a
+# `KeyError` or a silent `None` with `list[Any]`. And the original's `blockToText` ended in `default: return ""`,
+# which compiles whichever kind you forget; `assert_never(b)` turns the omission into a type error that names the
+# missing class (`forgot_a_kind`). `mypy --strict` on both:
 
 # %% tags=["core"]
 type_check({
-    "narrows": """\
-        from msgmodel import ContentBlock
-
-        def label(b: ContentBlock) -> str:
-            if b.type == "text":
-                return b.text  # b is a TextBlock here
-            if b.type == "tool_use":
-                return b.name  # b is a ToolUseBlock here
-            return b.type
-    """,
     "wrong_branch": """\
         from msgmodel import ContentBlock
 
@@ -264,7 +251,7 @@ type_check({
 })
 
 # %% [markdown] tags=["core"]
-# `narrows.py` gets no error at all.
+# The first error names `TextBlock`: inside the branch mypy has narrowed `b` to it, with no cast.
 #
 # ### 7. The codec: JSON and the SDK, in and out
 #

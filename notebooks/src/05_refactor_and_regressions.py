@@ -16,9 +16,8 @@
 # ## What
 #
 # The rewired modules; the one behaviour the refactor changes (where compaction cuts) and where that rule runs out;
-# chapter 01's conversation replayed (a 400 before, a 200 now) and chapter 02's summary replayed (`(tool call)`
-# before, what was read, run and failed now); each bug as a regression test that fails on the old code; the
-# invariant behind step 29 as a Hypothesis property; and `repair`, for histories that arrive already broken.
+# both bugs replayed on the new stack; each as a regression test that fails on the old code; the invariant behind
+# step 29 as a Hypothesis property; and `repair`, for histories that arrive already broken.
 #
 # ## Why
 #
@@ -61,13 +60,11 @@ for module in (msgmodel.core.compact, msgmodel.core.engine, msgmodel.core.storag
 # %% [markdown] tags=["core"]
 # ### 2. The one behaviour that changes: the cut moves back, and chapter 01's conversation gets a 200
 #
-# The original says its step 31 "adds no feature". This series' refactor changes one behaviour. Step 29's local fix
-# (this series' exhibit) moved the cut *forward* to the next clean user start; `msgmodel.core.compact` moves it
-# *back*, to the closest one at or before the cut, because `keep_recent` promises the model at least that many recent
-# messages. `plan_compaction(history, keep_recent=...)` says where `compact` would cut, without summarizing:
-# `.kept_from` is the index its kept window starts at. On chapter 01's history (replayed with the same harness: the
-# 13 messages its compactor was handed when `keep=7` got the 400), and then the compacted history sent through the
-# same SDK to the same local API, which answers 200 (the SDK raises `BadRequestError` on a 400):
+# The original says its step 31 "adds no feature"; this series' refactor changes one behaviour. Step 29's local fix
+# moved the cut *forward* to the next clean user start; `msgmodel.core.compact` moves it *back*, to the closest one
+# at or before the cut, because `keep_recent` promises at least that many recent messages.
+# `plan_compaction(history, keep_recent=...)` says where `compact` would cut (`.kept_from`, the index its window
+# starts at). On chapter 01's 13 messages, replayed with the same harness, then sent compacted to the same local API:
 
 # %% tags=["core"]
 from msgmodel import from_api, is_clean_user_start, to_api
@@ -112,11 +109,11 @@ print(f"{len(loop)} messages; clean user starts at: {[i for i, m in enumerate(lo
 print(f"the step-29 fix keeps {len(forward_fix) - 1} of them: only its summary goes to the model")
 
 # %% [markdown] tags=["core"]
-# Moving back, the rule "cut only before a clean user start" has two answers here: keep all of it, or summarize what
-# came before the prompt, which is nothing. If that one loop alone outgrows the context window, neither helps. What
-# remains is to cut *inside* the loop, before an assistant message whose calls are all answered in the kept part (the
-# protocol accepts that, though it is no clean user start), or to shrink what the loop holds, such as old tool
-# outputs. The library's `compact` goes further for this case than the clean-start rule alone.
+# Moving back, the clean-start rule has two answers here: keep all of it, or summarize what came before the prompt,
+# which is nothing. If that one loop alone outgrows the context window, neither helps. What remains is to cut
+# *inside* the loop, before an assistant message whose calls are all answered in the kept part (the protocol accepts
+# that, though it is no clean user start), or to shrink what the loop holds. The library's `compact` goes further for
+# this case than the clean-start rule alone.
 #
 # ### 4. Replay: chapter 02's summary now keeps what was read, run and failed
 #
@@ -158,11 +155,10 @@ print(probe_table(summaries))
 #
 # ### 5. The two bugs as regression tests
 #
-# A replay shows the bug is gone today; a regression test keeps it gone. Good ones **fail on the old code** (each is
-# run below against the legacy code too: `new_signature` gives it the new signature, `verdict` runs a test on it),
-# **test the boundary, not one lucky point**
-# (every `keep_recent`), and have an **oracle that is not the code under test** (`validate`; chapter 01 set it beside
-# captured live answers). The step-30 test asserts `block_to_text`'s exact strings, so it pins the format too.
+# A regression test keeps a bug gone. Good ones **fail on the old code** (run below against the legacy code too:
+# `new_signature` gives it the new signature, `verdict` runs a test), **test the boundary, not one lucky point**
+# (every `keep_recent`), and have an **oracle that is not the code under test** (`validate`). The step-30 test
+# asserts `block_to_text`'s exact strings, so it pins the format too.
 
 # %% tags=["core"]
 from msgmodel import transcript_of
@@ -196,20 +192,17 @@ for name, render in renderers.items():
 
 # %% [markdown] tags=["core"]
 # Each test fails on the code that had the bug. Copy #1 passes the step-29 test (a correct patch, only duplicated
-# knowledge; section 2 showed what it still gets wrong); copy #2 fails the step-30 test. So the right *predicate* (a
-# clean user start) fixes bug 1, *one* renderer that knows every kind fixes bug 2, and consolidation keeps them fixed:
-# no second copy is left to drift. The repository's versions are in `tests/test_compact.py` and
-# `tests/test_end_to_end.py`.
+# knowledge); copy #2 fails the step-30 test. So the right *predicate* fixes bug 1, *one* renderer that knows every
+# kind fixes bug 2, and consolidation keeps them fixed: no second copy is left to drift.
 #
 # ### 6. The invariant, checked by Hypothesis
 #
 # > for every history the API accepts, and every `keep_recent`, `compact` returns a history the API accepts.
 #
-# A property test states exactly that and lets Hypothesis generate the histories. `agent_histories()`
-# (`msgmodel.course.properties`) builds agent-shaped conversations with the constructors: episodes of a prompt, zero
-# to three tool rounds (one or two parallel calls, sometimes signed thinking, some results failed), maybe a final
-# answer. Each of its choices is one Hypothesis makes, so it can replay a failure with smaller choices: *shrinking*.
-# `derandomize=True` draws the same examples on every run, so this notebook's output is stable.
+# A property test states exactly that and lets Hypothesis generate the histories: `agent_histories()`
+# (`msgmodel.course.properties`) builds episodes of a prompt, zero to three tool rounds (parallel calls, signed
+# thinking, failed results) and maybe an answer. Each of its choices is one Hypothesis makes, so it can replay a
+# failure with smaller choices (*shrinking*); `derandomize=True` keeps this notebook's output stable.
 
 # %% tags=["core"]
 from hypothesis import given, settings
@@ -258,12 +251,11 @@ show(h)
 # %% [markdown] tags=["core"]
 # ### 7. `repair`, and when to reject instead
 #
-# Compaction keeps valid histories valid, but histories also arrive broken: a session saved by old code, a crash
-# between a call and its result, parallel results written as two messages. The default answer is to **reject**:
-# `validate` names the defect and the API refuses the request, so the bug that broke the history is seen and fixed
-# where it lives. `repair` is the explicit alternative, for a history you must resume anyway (an old session, an
-# import): it makes the history acceptable again and returns one `RepairNote` per change, to log. Nothing calls it on
-# its own, and it never touches a thinking block. Here the agent crashed between a call and its result:
+# Histories also arrive broken: a session saved by old code, a crash between a call and its result. The default is to
+# **reject**: `validate` names the defect and the API refuses, so the bug that broke the history is fixed where it
+# lives. `repair` is the explicit alternative, for a history you must resume anyway: it makes it acceptable again and
+# returns one `RepairNote` per change, to log. Nothing calls it on its own, and it never touches a thinking block.
+# Here the agent crashed between a call and its result:
 
 # %% tags=["core"]
 from msgmodel.core.compact import repair

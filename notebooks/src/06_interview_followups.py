@@ -14,30 +14,26 @@
 #
 # ## What
 #
-# The original step-31 tutorial has four follow-up questions: why `content` has two shapes, why `ThinkingBlock`
-# exists before anything uses thinking, why a tagged union and not a class hierarchy, and what it costs to add a
-# block kind. This chapter adds eleven more an interviewer is likely to ask, numbered **I1–I15** ("I" for interview;
-# the API's open questions are Q1, Q2, …). You answer each one in the drill, then read its model answer. The core
-# route then backs I1–I6 with a cell each; I7–I15 are answered by the drill and, optionally, by the cells after I6
-# (or by the chapter whose cell proves them).
+# The original step-31 tutorial has four follow-up questions (two shapes of `content`, `ThinkingBlock` defined
+# early, union or hierarchy, the cost of a new block kind); this chapter adds eleven, numbered **I1–I15**. You answer
+# each in the drill, then read its model answer. The core route backs I1–I6 with a cell each; I7–I15 are answered by
+# the drill and, optionally, by the cells after I6.
 #
 # ## Why
 #
 # **"Fine, you built a type module. Now tell me why each decision in it is right, and not just the first thing you
 # tried."**
 #
-# A follow-up tests whether you know what a design costs, what the alternatives cost, and how you would *show* it.
-# A good answer has three parts: a one-sentence position, the reason in this protocol (not in general), and evidence
-# the other person can check: a test, a type checker's output, or the API's own error text.
+# A follow-up tests whether you know what a design costs, what the alternatives cost, and how you would *show* it: a
+# one-sentence position, the reason in this protocol, and evidence the other person can check.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
 # ### The drill
 #
-# Write your answer in the box before you open the model answer; an answer you only read is not one you can give.
-# Then tick the key points your answer had, and JupyterLab keeps your score. Where no widget runs (a static page,
-# the slides, a text view) each model answer follows its question, folded where the page can fold it.
+# Write your answer in the box before you open the model answer, then tick the key points your answer had. Where no
+# widget runs (a static page, the slides, a text view) each model answer follows its question.
 
 # %% tags=["core"]
 from msgmodel.course.exercises.ch06 import DRILL
@@ -160,16 +156,16 @@ for name, blocks in variants.items():
 # %% [markdown] tags=["core"]
 # ### I3. Tagged union or class hierarchy?
 #
-# Both are classes (a msgspec `Struct` is a class), so in Python the real choice is a *closed* union versus an *open*
-# base class. (The original argues for plain objects over class instances, which TypeScript can type without
-# classes; in Python the union's members are classes too, so the argument moves to closed versus open.) The same two
-# kinds written both ways, as scratch modules (`msgmodel.course.options`) we run *and* type-check. After the
-# classes, both end with the same two functions: `tool_name` narrows on the tag, `render` is an exhaustive `match`;
-# the hierarchy also needs `to_dict` and `from_dict` to serialize:
+# The original argues for plain objects over class instances, which TypeScript can type without classes; in Python
+# the union's members are classes too, so the real choice is a *closed* union versus an *open* base class. Two kinds
+# written both ways, as scratch modules (`msgmodel.course.options`, printed side by side in the optional cell below):
+# the union is two frozen msgspec structs with a `Literal` tag each, `Block = Text | ToolUse`; the hierarchy is a
+# dataclass `Block` with a `str` tag and two subclasses. Both end with the same two functions, `tool_name` (narrows
+# on the tag) and `render` (an exhaustive `match`).
 
-# %% tags=["core"]
+# %%
 from msgmodel.course.options import CLASSES_SOURCE, UNION_SOURCE
-from msgmodel.course.teaching import side_by_side, type_check
+from msgmodel.course.teaching import side_by_side
 
 titles = ("closed union (msgspec structs)", "open hierarchy (dataclasses)")
 side_by_side(UNION_SOURCE.split("\ndef ")[0], CLASSES_SOURCE.split("\ndef ")[0], titles, width=56)
@@ -178,13 +174,15 @@ side_by_side(UNION_SOURCE.split("\ndef ")[0], CLASSES_SOURCE.split("\ndef ")[0],
 # Narrowing: what `mypy --strict` makes of the two modules (`type_check` names the function each error is in):
 
 # %% tags=["core"]
+from msgmodel.course.options import CLASSES_SOURCE, UNION_SOURCE
+from msgmodel.course.teaching import type_check
+
 type_check({"blocks_union": UNION_SOURCE, "blocks_classes": CLASSES_SOURCE}, functions=True)
 
 # %% [markdown] tags=["core"]
-# The union module is clean. In the hierarchy, `b.type == "tool_use"` does not narrow (`type` is a plain `str` on
-# the base), so you write `isinstance` and keep tag and class in sync by hand; and `assert_never(b)` fails although
-# every subclass has a case, because an open base class may have a third subclass in some other module. Declaring
-# `AnyBlock = Text | ToolUse` fixes it, and then you have written a closed union.
+# The union module is clean. In the hierarchy, `b.type == "tool_use"` does not narrow (`type` is a plain `str`), and
+# `assert_never(b)` fails although every subclass has a case: an open base class may have a third subclass
+# elsewhere. Declaring `AnyBlock = Text | ToolUse` fixes it, and then you have written a closed union.
 #
 # | | closed union (msgspec) | open class hierarchy |
 # |---|---|---|
@@ -214,11 +212,10 @@ for decode in (lambda: msgspec.json.decode(b'[{"type": "image"}]', type=list[uni
 # %% [markdown] tags=["core"]
 # ### I4. What does it cost to add a block kind?
 #
-# One class, added to the union in `message.py`; then mypy lists every exhaustive `match` that must handle it. We
-# measured it: a sixth class (a dummy `CitationBlock` with the usual `extra` field) added to `ContentBlock` in a
-# scratch copy of the package, then `mypy --strict msgmodel` (too slow for a cell; `tests/test_layout.py` runs it).
-# In the library (`msgmodel/core`, `msgmodel/api`) it reported **6 errors in 3 files**, each an `assert_never` that
-# now receives the new class (the course's own exercise code adds a few more):
+# One class, added to the union in `message.py`; then mypy lists every exhaustive `match` that must handle it.
+# Measured on a scratch copy of the package with a sixth class added (too slow for a cell; `tests/test_layout.py`
+# runs it), `mypy --strict` reported, in the library (`msgmodel/core`, `msgmodel/api`), **6 errors in 3 files**, each
+# an `assert_never` that now receives the new class:
 #
 # | file | function |
 # |---|---|
@@ -226,26 +223,26 @@ for decode in (lambda: msgspec.json.decode(b'[{"type": "image"}]', type=list[uni
 # | `msgmodel/api/server.py` | `_block_events` (the streaming writer) |
 # | `msgmodel/api/limits.py` | `_generated`, `apply_limits` (what `max_tokens` counts and cuts) |
 #
-# The cell finds the same list without running mypy: functions that `match` on the block classes and end in
-# `assert_never` (`exhaustive_block_matches`, an `ast` scan):
+# An `ast` scan finds the same list without running mypy: functions that `match` on the block classes and end in
+# `assert_never`:
 
 # %% tags=["core"]
+import msgmodel
 from msgmodel.course.knowledge import exhaustive_block_matches
 
 for file, functions in exhaustive_block_matches(Path(msgmodel.__file__).parent, exclude=["course"]).items():
     print(f"{file}: {', '.join(functions)}")
 
 # %% [markdown] tags=["core"]
-# What mypy does *not* list is the rest of the cost, all in `message.py`, right below the classes: the codec's
-# tables of the kinds it decodes (`_KNOWN_KINDS`, `_KNOWN_TYPES`, the runtime union `_KnownBlock`, one branch of
-# `_convert_block`). A new kind with rules of its own (a pairing, say) also needs them in `protocol.py`. Readers
-# that filter by `type` need nothing. Until anyone models the kind, `OpaqueBlock` already carries it unchanged.
+# What mypy does *not* list is the codec's tables of the kinds it decodes, right below the classes in `message.py`,
+# and, for a kind with rules of its own (a pairing), `protocol.py`. Readers that filter by `type` need nothing, and
+# until anyone models the kind, `OpaqueBlock` carries it unchanged.
 #
 # ### I5. Why are the blocks frozen?
 #
 # A block is a value many places share: a compacted history holds the same block objects as the saved one. With
-# plain dicts, a "harmless" cleanup added months later, run on the compactor's window, edits the saved history too,
-# including a signed thinking block, which the API then refuses:
+# plain dicts, a "harmless" cleanup run on the compactor's window edits the saved history too, a signed thinking
+# block included, which the API then refuses:
 
 # %% tags=["core"]
 from msgmodel import TextBlock, ThinkingBlock
@@ -273,10 +270,9 @@ except AttributeError as e:
 #
 # ### I6. Where does validation belong?
 #
-# At the boundary, once: `from_json`/`from_api` check the shape with a `DecodeError` naming the path; past that, no
-# function re-checks it (re-checking everywhere would copy the knowledge N times again, chapter 03's disease). The
-# API's protocol rules are a separate layer, `validate`, run before sending or after loading. This history is
-# well-formed, and no API would accept it:
+# At the boundary, once: `from_json`/`from_api` check the shape with a `DecodeError` naming the path, and past that
+# no function re-checks it (that would copy the knowledge N times again). The API's protocol rules are a separate
+# layer, `validate`, run before sending or after loading. This history is well-formed, and no API would accept it:
 
 # %% tags=["core"]
 from msgmodel import from_json

@@ -16,22 +16,20 @@
 # ## What
 #
 # 1. **When to consolidate**, and when it is premature.
-# 2. **Python's options, compared**: `TypedDict`, `dataclass`, a pydantic discriminated union and msgspec tagged
-#    structs, on what mypy catches, what each does with bad input, and decode speed.
-# 3. **What comes next, on the same foundation**: this series' sketch of step 32's event stream, which the original
-#    only previews; it changes nothing in `message.py`. Optional, outside the core route: step 33's extended
-#    thinking, a Claude Code session file imported and checked, and the local API serving your own agent.
+# 2. **Python's options, compared**: `TypedDict`, `dataclass`, pydantic and msgspec, on what mypy catches, bad input
+#    and decode speed.
+# 3. **What comes next**: this series' sketch of step 32's event stream, which the original only previews. Optional,
+#    outside the core route: step 33's thinking, a Claude Code session file, and the local API serving your agent.
 #
 # ## Why
 #
 # **"Wasn't `message.py` over-engineering? When would you *not* build it?"**
 #
-# Senior interviews probe judgement as well as technique: knowing when an abstraction pays for itself, and saying
-# what it costs. `message.py` has real costs: every layer depends on it, it needs heavy tests, and choosing msgspec
-# over what a team already knows needs a defence. They were worth paying at step 31 because compaction and the
-# summarizer each carried their own copy of "what a message looks like", and each copy had already got a detail
-# wrong (chapters 01 and 02). Without that history the module would have been a guess. The other half of the answer
-# is what it buys later: the next features should cost little on top of it.
+# Senior interviews probe judgement: knowing when an abstraction pays for itself, and saying what it costs.
+# `message.py` has real costs: every layer depends on it, it needs heavy tests, and choosing msgspec over what a team
+# already knows needs a defence. They were worth paying at step 31 because two copies of "what a message looks like"
+# had already got a detail wrong (chapters 01 and 02); without that history the module would have been a guess. The
+# other half of the answer is what it buys later: the next features should cost little on top of it.
 
 # %% [markdown] tags=["core"]
 # ## How
@@ -53,22 +51,17 @@
 # | A provider-neutral `Part` class "for when we add a provider" | 0 | — | **premature**: a guess |
 # | `ThinkingBlock`, before any feature turns thinking on | — | — | **model it now** |
 #
-# The last row is no contradiction: the trigger decides when to *create* the authority; once it exists, it should
-# describe the whole contract it owns, including every block the API can send back. The speculative `Part` class
-# models a contract nobody has given you yet, so its seams are guesses.
+# The last row is no contradiction: the trigger decides when to *create* the authority; once it exists, it describes
+# the whole contract it owns, every block the API can send back included. The `Part` class models a contract nobody
+# has given you yet.
 #
 # ### 2. Four ways to write the model in Python
 #
-# | Option | Used by | A block at run time | JSON decoded by |
-# |---|---|---|---|
-# | `TypedDict` | the `anthropic` SDK's requests | a plain `dict` | `json.loads` (a promise) |
-# | frozen `dataclass` | pydantic-ai's parts (with pydantic) | an instance | a decoder you write |
-# | pydantic discriminated union | the SDK's responses | a model instance | `TypeAdapter` |
-# | msgspec tagged `Struct` | `message.py` | a struct | `msgspec.json.Decoder` |
-#
-# The first three are small scratch modules in `msgmodel.course.options` (the optional cell below prints them), with
-# the same class names as `message.py`, which is the fourth. The dataclass option needs a hand-written decoder, one
-# more place that knows the shapes; pydantic reads the tag first with `Field(discriminator="type")`.
+# `TypedDict`s, as the `anthropic` SDK types its requests (a block is a plain `dict`, `json.loads` decodes it on a
+# promise); frozen `dataclass`es, as pydantic-ai's parts (with a decoder you write: one more place that knows the
+# shapes); a pydantic discriminated union, as the SDK's responses (`TypeAdapter` decodes, reading the tag first); and
+# msgspec tagged structs, `message.py`. The first three are scratch modules in `msgmodel.course.options` (printed by
+# the optional cell below), with the class names of `message.py`.
 
 # %%
 from msgmodel.course.options import OPTION_SOURCES
@@ -79,12 +72,11 @@ for name, source in OPTION_SOURCES.items():
 # %% [markdown] tags=["core"]
 # #### 2a. What mypy sees
 #
-# One snippet per option makes three classic mistakes, each marked in a comment: (1) it reads a `tool_use` field in
-# the `text` branch, (2) it makes the `toolUseId` slip, (3) it forgets `tool_result` in a function ending in
-# `assert_never`. The `TypedDict` version uses subscripts and a dict literal; the `dict[str, Any]` version (the
-# `list[Any]` world of chapters 01–03) cannot use `assert_never` at all, so it ends with a fallback `return`, as the
-# original TypeScript did. The snippet for `message.py`, then `mypy --strict` on all five, each error mapped back to
-# the mistake marked on its line:
+# One snippet per option makes three classic mistakes, each marked in a comment: (1) a `tool_use` field read in the
+# `text` branch, (2) the `toolUseId` slip, (3) `tool_result` forgotten in a function ending in `assert_never` (the
+# `dict[str, Any]` version cannot use `assert_never`, so it ends with a fallback `return`, as the original's
+# TypeScript did). The snippet for `message.py`, then `mypy --strict` on all five, each error mapped back to the
+# mistake marked on its line:
 
 # %% tags=["core"]
 from msgmodel.course.options import MISTAKES, mistakes_caught
@@ -117,24 +109,21 @@ bad = {
 print(decode_outcomes(bad, OPTIONS))
 
 # %% [markdown] tags=["core"]
-# Row by row: **TypedDict accepts everything**, so the slip enters the history and fails later as a `KeyError` or a
-# 400: chapter 02's bug, exactly. **The dataclass decoder** refuses the unknown keyword with no place in the input,
-# and accepts `text: 42` and `role: "system"`. **pydantic** refuses all three with a path (the deepest of its
-# per-branch errors is printed), but refuses the image too and quietly **drops** `cache_control`. **msgspec structs**
-# refuse the wrong inputs with a JSON path, and the image too. Only `from_json` is strict about the four kinds it
-# interprets and lossless about everything else (`OpaqueBlock`, `extra`); msgspec alone does not give that,
-# `message.py` adds it.
+# **TypedDict accepts everything**, so the slip enters the history and fails later: chapter 02's bug, exactly. **The
+# dataclass decoder** refuses the unknown keyword with no place in the input, and accepts `text: 42` and
+# `role: "system"`. **pydantic** refuses all three with a path, but refuses the image too and quietly **drops**
+# `cache_control`. **msgspec structs** refuse the wrong inputs with a JSON path, and the image too. Only `from_json`
+# is strict about the four kinds it interprets and lossless about everything else (`OpaqueBlock`, `extra`): msgspec
+# alone does not give that, `message.py` adds it.
 #
 # #### 2c. Decode speed: why it is fast, and what that cost
 #
-# msgspec decodes JSON bytes straight into structs, checking each field as it goes, without building the dicts
-# `json.loads` builds first; so `from_json` validates and still beats plain `json.loads`, which checks nothing. The
-# cost: msgspec's tagged union dispatches only among its own structs, so a document holding an unknown kind or an
-# `extra` field takes a second decoder, a walk in Python that must give the same result and the same error paths
-# (two decoders to keep equal; the comments above `_FAST_DECODER` in `message.py`), and one more dependency.
-# `bench/run.py` measures it on 100,000-message sessions; its committed figures
-# ([bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**, and the cell prints which of
-# its goals that run missed:
+# msgspec decodes JSON bytes straight into structs, checking each field, without building the dicts `json.loads`
+# builds first; so `from_json` validates and still beats `json.loads`, which checks nothing. The cost: msgspec's
+# union dispatches only among its own structs, so a document holding an unknown kind or an `extra` field takes a
+# second decoder, a walk in Python that must give the same results and error paths (two decoders to keep equal), and
+# one more dependency. `bench/run.py` measures it on 100,000-message sessions; its committed figures
+# ([bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**:
 
 # %% tags=["core"]
 import json
@@ -186,10 +175,9 @@ barh(list(seconds), [s * 1000 for s in seconds.values()],
 # | decode speed (P1) | slower, and checks nothing | not in P1 | much slower | fastest |
 # | dependency | none | none | pydantic (large) | msgspec (small) |
 #
-# There is no universal winner. A team that validates everything with pydantic can defend a pydantic union (add
-# `extra="allow"` and a fallback for unknown kinds, and accept the speed); data that never leaves your own code may
-# need only `TypedDict`. `message.py` chose msgspec for three things together: validation at the boundary, exact
-# round trips, and speed on long sessions.
+# There is no universal winner. A team that validates everything with pydantic can defend a pydantic union (with
+# `extra="allow"` and a fallback for unknown kinds); data that never leaves your own code may need only `TypedDict`.
+# `message.py` chose msgspec for validation at the boundary, exact round trips and speed, together.
 #
 # ### 3. What comes next, on the same foundation
 #
