@@ -116,6 +116,9 @@ def test_long_and_setup_only_code_folds_on_the_deck() -> None:
     assert build_slides.fold_label("x = 1\nprint(x)") is None
     assert build_slides.fold_label("import json\n\nfrom msgmodel import user_text  # the constructor") is not None
     assert build_slides.fold_label("import json\nprint(json.dumps(1))") is None
+    # a cell whose input the notebook hides (and the reading clock does not count) folds on the deck too
+    assert build_slides.fold_label("x = 1", {"tags": ["core", "hide-input"]}) is not None
+    assert build_slides.fold_label("x = 1", {"jupyter": {"source_hidden": True}}) is not None
 
 
 def test_markdown_pages_cut_at_sections_and_long_prose_and_lose_no_text() -> None:

@@ -64,11 +64,10 @@ agreement
 # ### 2. The exhibit: an agent loop on dicts
 #
 # `msgmodel.course.legacy.engine.QueryEngine` is the agent loop as it stood after steps 29–30, messages as
-# `list[dict[str, Any]]`. The original's step 30 is titled "from script to engine: extracting the QueryEngine class"
-# (the same step whose summary, chapter 02, turned tool blocks into "(tool call)"), which is why this engine reports
-# through callbacks (`on_compact`, `on_tool_result`, ...). `legacy_engine()` builds one on the official SDK wired to
-# the local API, whose model is `RuleModel`, a deterministic stand-in that calls four demo tools. To look at its
-# dicts we decode them with `from_api` into msgmodel's typed messages (chapter 04 builds them; here they are only the
+# `list[dict[str, Any]]`, with callbacks (`on_compact`, `on_tool_result`, ...) as in the original's step 30, "from
+# script to engine: extracting the QueryEngine class". `legacy_engine()` builds one on the official SDK wired to the
+# local API, whose model is `RuleModel`, a deterministic stand-in that calls four demo tools. To look at its dicts we
+# decode them with `from_api` into msgmodel's typed messages (chapter 04 builds them; here they are only the
 # yardstick), and `outline` draws a history one line per message:
 
 # %% tags=["core"]
@@ -87,10 +86,9 @@ outline(from_api(engine.messages))
 #
 # The engine compacts when the history holds more than 12 messages, just before it calls the model: all but the last
 # `keep` messages go through the summarizer, and the summary comes back as one user message in front
-# (`legacy.compact29.compact`, whose core is `history[-keep:]`). An ordinary session, eight tool prompts twice over,
-# runs with the default `keep=6`, then with `keep=7`, the value a teammate picks for a little more recent context.
-# `RecordingCompactor` wraps the compactor, unchanged, to keep every history it was handed; `first_400` submits the
-# prompts until the API refuses one:
+# (`legacy.compact29.compact`, whose core is `history[-keep:]`). Eight tool prompts twice over, with the default
+# `keep=6`, then `keep=7`, which a teammate picks for a little more context. `RecordingCompactor` keeps every history
+# the compactor was handed; `first_400` submits the prompts until the API refuses one:
 
 # %% tags=["core"]
 from msgmodel.course.legacy import compact29
@@ -247,7 +245,7 @@ print(first_400(legacy_engine(keep=7, compact=fixed), PROMPTS * 2) or f"all {len
 first = from_api(fixed.handed[0])
 moved = next(i for i in range(start, len(first)) if is_clean_user_start(first[i]))
 marks = {start: "history[-7:] would start here (a tool answer)", moved: "compact_fixed starts here (a prompt)"}
-outline(first, marks, since=4)
+outline(first, marks, since=5)
 
 # %% [markdown] tags=["core"]
 # ### 7. Why this fix is "copy #1"

@@ -128,7 +128,7 @@ for name, text in (("step 30", step30_text), ("authority", authority_text)):
 # Both transcripts go to the summarizer through `legacy.api.summarize`, which the legacy compactor calls. The
 # summarizer is `RuleModel`, the local API's deterministic stand-in: it can only report what its input shows, which is
 # the one property that matters here. (A real model could guess *which* tools ran from the assistant's own words,
-# "I'll read the config first", but not what they returned.)
+# "I'll read the config first", but not what they returned.) The step-30 summary:
 
 # %% tags=["core"]
 from msgmodel.api import local_client
@@ -137,7 +137,13 @@ from msgmodel.course.legacy import api as legacy_api
 summarizer = local_client()  # its model is RuleModel, which summarizes when asked without tools
 summary_step30 = legacy_api.summarize(summarizer, legacy_api.DEFAULT_MODEL, step30_text)
 summary_authority = legacy_api.summarize(summarizer, legacy_api.DEFAULT_MODEL, authority_text)
-print(summary_step30, summary_authority, sep="\n\n")
+print(summary_step30)  # the authority's summary is the optional cell's output below
+
+# %% [markdown]
+# The authority's summary, for comparison (the probes below ask both):
+
+# %%
+print(summary_authority)
 
 # %% [markdown] tags=["core"]
 # Two questions the agent's next turn depends on, and a blunter measure: how many of the session's seven key facts

@@ -14,14 +14,11 @@
 #
 # ## What
 #
-# `message.py` is the only module that knows what a chat message looks like. It has four parts:
-#
-# - the **blocks**: a tagged union of four kinds the package interprets (`text`, `thinking`, `tool_use`,
-#   `tool_result`) plus `OpaqueBlock` for every other kind, so **five classes** in `ContentBlock` (the original's
-#   union has the same four kinds and no catch-all);
-# - the **constructors**, the only way the package builds a message;
-# - the **readers**, the only way it reads one;
-# - the **codec**: JSON and SDK dicts in and out, with errors that name the JSON path.
+# `message.py` is the only module that knows what a chat message looks like. Its four parts: the **blocks**, a tagged
+# union of the four kinds the package interprets (`text`, `thinking`, `tool_use`, `tool_result`) plus `OpaqueBlock`
+# for every other kind (**five classes**; the original's union has the four and no catch-all); the
+# **constructors**, the only way to build a message; the **readers**, the only way to read one; and the **codec**,
+# JSON and SDK dicts in and out, with errors that name the JSON path.
 #
 # It is the base layer, `msgmodel.core`, with the validator, compaction and the engine built on it (`msgmodel.api`
 # is a local Messages API, `msgmodel.course` what only these notebooks use). The two lists, as `message.py` keeps

@@ -181,13 +181,11 @@ barh(list(seconds), [s * 1000 for s in seconds.values()],
 #
 # ### 3. What comes next, on the same foundation
 #
-# **Step 32: from callbacks to an event stream.** The original's step 30 ("from script to engine: extracting the
-# `QueryEngine` class") reported progress through a set of callbacks; its preview of step 32 says they become an
-# async-generator event stream, the real source's approach. This series sketches that step (the event classes and
-# the fold law below are ours): `QueryEngine.run(prompt)` *yields* events, and the caller pulls them with
-# `async for`. Every event carries values from `message.py` (a `Message`, a `ToolUseBlock`, a `ToolResultBlock`); the
-# stream adds no shape of its own. `event_line` prints one event per line. The local API's rule-based model drives
-# it, and one of the two files asked for does not exist:
+# **Step 32: from callbacks to an event stream.** The original's step 30 engine reported progress through a set of
+# callbacks; its preview of step 32 says they become an async-generator event stream, the real source's approach.
+# This series sketches that step (the event classes and the fold law are ours): `QueryEngine.run(prompt)` *yields*
+# events, the caller pulls them with `async for`, and every event carries values from `message.py`; the stream adds
+# no shape of its own. `event_line` prints one event per line; one of the two files asked for does not exist:
 
 # %% tags=["core"]
 from msgmodel.api import demo_registry, local_client

@@ -532,9 +532,8 @@ class DrillItem:
 DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question="Why is a message's content a str | list of blocks, and not always a list of blocks?",
-        answer="Both shapes are on the wire: the API accepts either, and real transcripts hold both. Keeping the "
-        "given one makes a load and save round trip byte for byte; the string case is one branch, written "
-        "once in blocks_of.",
+        answer="Both shapes are on the wire and in real transcripts. Keeping the given one makes a load and save "
+        "round trip byte for byte; the string case is one branch, written once in blocks_of.",
         points=(
             "the API accepts both shapes, and real sessions hold both",
             "keeping the given shape makes a load/save round trip byte for byte",
@@ -544,8 +543,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question="Why define ThinkingBlock before any feature uses thinking?",
         answer="The model describes every block the API can send, not only what today's features read. Thinking "
-        "blocks are signed and must come back unchanged, so storage, compaction and the engine must carry "
-        "them without looking inside; modelled from day one, they do.",
+        "blocks are signed and must come back unchanged, so storage, compaction and the engine carry them "
+        "without looking inside.",
         points=(
             "the model describes what the API sends, not what features read today",
             "thinking blocks are signed: losing or editing them gets a 400",
@@ -555,9 +554,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Tagged union or class hierarchy for content blocks?",
-        answer="The real choice is a closed union or an open base class. Blocks are data with no behaviour to "
-        "override: a closed union serializes its tag with no registry, and mypy narrows on the tag and proves"
-        " a match exhaustive with assert_never. An open hierarchy can do neither.",
+        answer="The real choice is a closed union or an open base class. Blocks are data: a closed union serializes "
+        "its tag with no registry, and mypy narrows on the tag and proves a match exhaustive with "
+        "assert_never; an open hierarchy can do neither.",
         points=(
             "closed union vs open base class is the real question",
             "the tag is a field the serializer writes and reads: no registry",
@@ -569,7 +568,7 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         question="What does it cost to add a block kind?",
         answer="One class added to the union, in message.py. mypy then lists every match ending in assert_never that"
         " must handle it; readers that filter by type keep working, and OpaqueBlock carries the kind until "
-        "someone models it.",
+        "then.",
         points=(
             "one class and one union member, in message.py",
             "mypy points at every exhaustive match that must change",
@@ -593,8 +592,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question="Where does validation belong?",
         answer="At the boundary, once: from_json and from_api check the shape and raise a DecodeError naming the "
-        "JSON path, and past that no function re-checks it. The API's protocol rules are a separate layer, "
-        "validate, run before sending or after loading.",
+        "JSON path; past that, nothing re-checks it. The API's protocol rules are a separate layer, validate,"
+        " run before sending or after loading.",
         points=(
             "shape is checked once, at decode (DecodeError with the JSON path)",
             "inside, code trusts typed values: no re-validation everywhere",
@@ -615,10 +614,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Why does the validator use the API's exact wording?",
-        answer="The error text is what an engineer searches for: when the local text is the API's byte for byte, a "
-        "local failure, a production failure and the public bug reports say the same words. The validator "
-        "adds a rule id, a location and a hint; its fidelity is checked against public captures of the live "
-        "API.",
+        answer="The error text is what an engineer searches for: with the API's words byte for byte, a local "
+        "failure, a production failure and the public bug reports read the same. The validator adds a rule "
+        "id, a location and a hint; its fidelity is checked against public captures of the live API.",
         points=(
             "one search finds the local error, the production error and the bug reports",
             "the validator adds a rule id, a location and a hint",
@@ -627,9 +625,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Repair a broken history, or reject it?",
-        answer="Reject by default; repair only on request, with a report. validate and the API reject, while repair "
-        "is opt-in, returns one RepairNote per change and never edits thinking blocks. A silent repair keeps "
-        "requests going but hides the bug that broke the history.",
+        answer="Reject by default; repair only on request, with a report. repair is opt-in, returns one RepairNote "
+        "per change and never edits thinking blocks. A silent repair keeps requests going but hides the bug "
+        "that broke the history.",
         points=(
             "reject by default",
             "repair is opt-in and reports every change (RepairNote)",
@@ -640,8 +638,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question='How do you test an invariant like "a clean start is always a valid start"?',
         answer="With a property test: generate many valid histories, cut each at every place, and assert the "
-        "invariant, with a fixed seed and a bounded example count for CI. Then show the test can fail: with "
-        "the naive condition Hypothesis finds and shrinks a counterexample.",
+        "invariant, with a fixed seed and a bounded example count. Then show it can fail: with the naive "
+        "condition Hypothesis finds and shrinks a counterexample.",
         points=(
             "generate many valid histories and cut each at every place",
             "a fixed seed and a bounded example count",
@@ -652,7 +650,7 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question="What happens to a block kind the model does not know?",
         answer="It is kept, neither dropped nor rejected: an OpaqueBlock holds the original JSON and writes it back "
-        "byte for byte. Its kind is readable as b.kind, and match stays exhaustive over five classes.",
+        "byte for byte. Its kind is b.kind, and match stays exhaustive over five classes.",
         points=(
             "kept as an OpaqueBlock, neither dropped nor rejected",
             "written back byte for byte",
@@ -672,9 +670,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Why msgspec, and not pydantic or plain dataclasses?",
-        answer="Any of them can express a tagged union. msgspec's tag is part of the class, and one call decodes "
-        "JSON bytes into the union and encodes it back, with one small dependency. That is a measured "
-        "preference, not a law.",
+        answer="Any of them can express a tagged union. msgspec's tag is part of the class, one call decodes JSON "
+        "bytes into the union and encodes it back, and it is one small dependency. A measured preference, not"
+        " a law.",
         points=(
             "all of them can express a tagged union",
             "msgspec: the tag is part of the class; one-call decode and encode",
@@ -685,8 +683,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question="Why not let the API compact the history for you?",
         answer="Server-side compaction is a fine answer. Its costs: one provider's beta, a summary you do not "
-        "choose, an encrypted part your code cannot read, and histories you load or send elsewhere still need"
-        " a client-side answer. A compaction block round-trips as an OpaqueBlock.",
+        "choose, an encrypted part you cannot read, and histories you load or send elsewhere still need a "
+        "client-side answer. A compaction block round-trips as an OpaqueBlock.",
         points=(
             "using them is a fine answer",
             "one provider's beta; you do not choose what the summary keeps",
@@ -698,8 +696,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question="Messages or tokens: what should a compaction budget count?",
         answer="Tokens: the window and the bill are in tokens, and one tool result holding a file can outweigh forty"
-        " turns. A message count is a cheap proxy; the engine also takes the history's JSON length as a local"
-        " stand-in, and count_tokens is exact at the price of a request.",
+        " turns. A message count is a cheap proxy; the history's JSON length is a local stand-in, and "
+        "count_tokens is exact at the price of a request.",
         points=(
             "the window and the bill are in tokens",
             "a message count is a cheap proxy that fails on large tool results",
