@@ -4,7 +4,8 @@
   definition), never only by a cell the route skips;
 * no core cell imports a name the core route never uses;
 * the numbered sections (``### 3.``, ``#### 2c.``) run without gaps, on the route and in the whole chapter;
-* a core sentence that points at an exercise or at the pitfalls says the target is optional;
+* a core sentence that points at an exercise, at the pitfalls or at a document of docs/ or bench/ says the
+  target is optional;
 * the core cells, run alone in a fresh kernel (as a teacher runs the RISE deck), raise nothing unexpected.
 """
 
@@ -142,7 +143,8 @@ def test_the_numbering_check_finds_a_skipped_section() -> None:
     assert not gaps([(1, ""), (2, ""), (2, "a"), (2, "b"), (3, "")])
 
 
-POINTER = re.compile(r"[Ee]xercise \d\d\.\d|\b[Pp]itfalls\b|\bFollow-up questions\b")  # the sections off the route
+# the sections off the route, and the documents beside the series (docs/, bench/)
+POINTER = re.compile(r"[Ee]xercise \d\d\.\d|\b[Pp]itfalls\b|\bFollow-up questions\b|\]\(\.\./(?:docs|bench)/")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -41,9 +41,9 @@
 #
 # Every error in this series comes from a local Messages API whose judge is `msgmodel.core.protocol.validate`. Its
 # wording is the live API's where someone recorded a live answer in public: the series ships 15 such captures
-# (`msgmodel/data/live_api_errors.json`, from [api-rules.md](../docs/api-rules.md)). The cell runs `validate` on each
-# captured request and compares its text with the captured one, byte for byte; each line names the rule and what it
-# forbids:
+# (`msgmodel/data/live_api_errors.json`, with their sources in [api-rules.md](../docs/api-rules.md), optional
+# reading). The cell runs `validate` on each captured request and compares its text with the captured one, byte for
+# byte; each line names the rule and what it forbids:
 
 # %% tags=["core"]
 from msgmodel.course.teaching import live_api_agreement
@@ -124,8 +124,8 @@ outline(before, {start: "history[-7:] starts here: refused", start + 1: "history
 # The request sent was `[summary, *history[6:]]`, so the orphan is request message 1.
 #
 # **Two user messages in a row are not the problem.** That request opens with two user messages, the summary and the
-# tool answer. The API accepts consecutive messages of one role and merges them into one turn
-# ([api-rules.md](../docs/api-rules.md) §0, finding 2; tutorials from 2024 quote the old `roles must alternate`
+# tool answer. The API accepts consecutive messages of one role and merges them into one turn (optional reading:
+# [api-rules.md](../docs/api-rules.md) §0, finding 2; tutorials from 2024 quote the old `roles must alternate`
 # error). It checks each `tool_result` against the raw message right before it, though, so merging does not rescue
 # the orphan. `validate` (chapter 00) says both:
 

@@ -85,10 +85,10 @@ print("normalized    :", to_json(normalized) == raw, to_json(normalized).decode(
 # ### I2. Why define `ThinkingBlock` before any feature uses thinking?
 #
 # The API signs each thinking block and refuses a replayed one whose signature is missing or whose latest turn was
-# modified ([api-rules.md](../docs/api-rules.md), `thinking_signature`, `thinking_required`; the local API checks the
-# structure, not the signature). Modelled from day one, thinking passes through storage, compaction and the engine
-# unchanged. The proof: ask the local API with thinking on (its model opens with a signed thinking block, as the live
-# API does), run the tool, save the session, load it, and send it back:
+# modified (optional reading: [api-rules.md](../docs/api-rules.md), `thinking_signature`, `thinking_required`; the
+# local API checks the structure, not the signature). Modelled from day one, thinking passes through storage,
+# compaction and the engine unchanged. The proof: ask the local API with thinking on (its model opens with a signed
+# thinking block, as the live API does), run the tool, save the session, load it, and send it back:
 
 # %% tags=["core"]
 import tempfile

@@ -123,7 +123,7 @@ print(decode_outcomes(bad, OPTIONS))
 # union dispatches only among its own structs, so a document holding an unknown kind or an `extra` field takes a
 # second decoder, a walk in Python that must give the same results and error paths (two decoders to keep equal), and
 # one more dependency. `bench/run.py` measures it on 100,000-message sessions; its committed figures
-# ([bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**:
+# (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**:
 
 # %% tags=["core"]
 import json
