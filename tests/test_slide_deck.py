@@ -83,6 +83,17 @@ def test_static_slides_load_nothing_remote(ch: build_notebooks.Chapter) -> None:
     assert page.count("<section") >= build_slides.slide_count(nb) > 3
 
 
+def test_the_drills_model_answers_are_on_the_static_deck() -> None:
+    """Chapter 06's drill is on the core route: its static slides carry every model answer (folded)."""
+    import html
+
+    from msgmodel.course.exercises.ch06 import DRILL
+
+    nb = build_slides.fit_to_screen(nbformat.read(build_notebooks.NOTEBOOKS / "06_interview_followups.ipynb", 4))
+    page, _ = build_slides.exporter().from_notebook_node(nb, resources={"metadata": {"name": "06"}})
+    assert all(html.escape(d.answer) in page for d in DRILL)
+
+
 def test_restamping_copies_the_slide_metadata_and_keeps_the_outputs() -> None:
     fresh = nbformat.v4.new_notebook(cells=[cell("markdown", "# T"), cell("code", "x = 1")])
     build_notebooks.add_slide_metadata(fresh)
