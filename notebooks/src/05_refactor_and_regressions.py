@@ -37,7 +37,9 @@
 # ### 1. The refactor: every layer imports the one model
 #
 # The cell parses each rebuilt module and lists what it takes from `msgmodel.core.message`. Compaction takes
-# `is_clean_user_start` and `transcript_of` (the step-29 and step-30 questions); the engine builds with the
+# `is_clean_user_start` and `transcript_of` (the step-29 and step-30 questions), `server_tool_link` (a server tool's
+# call and result must not be cut apart either), the codec and `DecodeError` (it decodes the summarizer's reply), and
+# the constructors its `repair` (section 7) builds with; the engine builds with the
 # constructors (the legacy client layer became `to_api` out, `blocks_from_api` back, `text_of` for the answer);
 # storage uses only the codec; the tools take `tool_result_block`, for the happy path and the failure path of
 # `run_tool` alike, where the `toolUseId` slip of chapter 02 used to live.
