@@ -292,40 +292,25 @@ def options() -> dict[str, Codec]:
     }
 
 
+_SUBSCRIPTED: Final = """\
+def label(b: ContentBlock) -> str:
+    if b["type"] == "text":
+        return f"said {b['name']}"  # (1) a tool_use field, read in the text branch
+    return "other"
+
+slip: ToolResultBlock = {"type": "tool_result", "toolUseId": "toolu_01B", "content": "no such file"}  # (2)
+
+def kind(b: ContentBlock) -> str:
+    if b["type"] == "text" or b["type"] == "thinking" or b["type"] == "tool_use":
+        return "known"
+    ENDING  # (3) tool_result forgotten
+"""
+
 MISTAKES: Final[Mapping[str, str]] = {
-    "list[Any] (dicts)": """\
-from typing import Any, TypeAlias
-ContentBlock: TypeAlias = dict[str, Any]
-ToolResultBlock: TypeAlias = dict[str, Any]
-
-def label(b: ContentBlock) -> str:
-    if b["type"] == "text":
-        return f"said {b['name']}"  # (1) a tool_use field, read in the text branch
-    return "other"
-
-slip: ToolResultBlock = {"type": "tool_result", "toolUseId": "toolu_01B", "content": "no such file"}  # (2)
-
-def kind(b: ContentBlock) -> str:
-    if b["type"] == "text" or b["type"] == "thinking" or b["type"] == "tool_use":
-        return "known"
-    return ""  # (3) tool_result forgotten
-""",
-    "TypedDict": """\
-from typing import assert_never
-from opt_typeddict import ContentBlock, ToolResultBlock
-
-def label(b: ContentBlock) -> str:
-    if b["type"] == "text":
-        return f"said {b['name']}"  # (1) a tool_use field, read in the text branch
-    return "other"
-
-slip: ToolResultBlock = {"type": "tool_result", "toolUseId": "toolu_01B", "content": "no such file"}  # (2)
-
-def kind(b: ContentBlock) -> str:
-    if b["type"] == "text" or b["type"] == "thinking" or b["type"] == "tool_use":
-        return "known"
-    assert_never(b)  # (3) tool_result forgotten
-""",
+    "list[Any] (dicts)": "from typing import Any, TypeAlias\nContentBlock: TypeAlias = dict[str, Any]\n"
+    "ToolResultBlock: TypeAlias = dict[str, Any]\n\n" + _SUBSCRIPTED.replace("ENDING", 'return ""'),
+    "TypedDict": "from typing import assert_never\nfrom opt_typeddict import ContentBlock, ToolResultBlock\n\n"
+    + _SUBSCRIPTED.replace("ENDING", "assert_never(b)"),
     **{
         name: f"""\
 from typing import assert_never
