@@ -20,7 +20,7 @@ Three ways to drive a turn, one implementation
                                 notebooks, where an event loop is already running).
     =========================== ====================================================
 
-    ``Callbacks`` (the step-30 design: a frozen struct of optional callables) are called
+    ``Callbacks`` (step 30's "set of callbacks", here a frozen struct of optional callables) are called
     with each event as it is delivered, whichever way the turn is driven.
 
 The events, and their law
