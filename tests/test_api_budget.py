@@ -22,21 +22,29 @@ import pytest
 from serving import HANG_GUARD, serving
 
 from msgmodel.api import budget
-from msgmodel.api.schema_instance import SchemaError, instance_of
+from msgmodel.api.schema_instance import MAX_MERGED, SchemaError, instance_of
 from msgmodel.api.server import LocalServer, handle_count_tokens, handle_messages
 
 MODEL = "claude-haiku-4-5"
 BODY = {"model": MODEL, "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
 
-# ``anyOf`` next to 30 000 properties: every branch merges the properties again (30 000 x 10 000
-# dict entries copied, seconds of work in a 1 MB body) before it finds its branch dead.
+# 300 patterns that each need a child process (a repeated group may backtrack badly), about 20 ms
+# or more apiece: seconds of work in a 20 kB body, every step of it within the size bounds.
 SLOW_SCHEMA: Any = {
+    "type": "object",
+    "properties": {f"k{i}": {"type": "string", "pattern": f"^(a|b)+c{i}$"} for i in range(300)},
+    "required": [f"k{i}" for i in range(300)],
+}
+# One ``re.search`` of this on 20 characters backtracks for minutes while holding the interpreter lock: the
+# string written from the pattern (20 x, from the first branch) fails the look-ahead, then the second branch.
+BACKTRACKING: Any = {"type": "string", "minLength": 20, "maxLength": 20, "pattern": "^(?=a)x{20}$|((x+)+)+y"}
+# ``anyOf`` next to 30 000 properties: every branch merged the properties again (30 000 x 10 000 dict
+# entries copied, seconds of work and a copy held at every level) before it found its branch dead.
+WIDE_MERGES: Any = {
     "type": "object",
     "properties": {f"k{i}": {"type": "string"} for i in range(30_000)},
     "anyOf": [{"allOf": [False]}] * 10_000 + [True],
 }
-# One ``re.search`` of this on 20 characters backtracks for minutes while holding the interpreter lock.
-BACKTRACKING: Any = {"type": "string", "minLength": 20, "maxLength": 20, "pattern": "((x+)+)+y|^x{20}$"}
 
 
 def forced(schema: Any) -> bytes:
@@ -58,6 +66,15 @@ def test_a_schema_whose_instance_takes_seconds_is_a_504_timeout_error_at_the_bud
     r = handle_messages(forced(SLOW_SCHEMA), time_budget=0.2)
     assert_timeout_error(r.status, r.json())
     assert r.header("x-should-retry") == "false"  # the same request times out again
+
+
+def test_merges_that_would_copy_millions_of_entries_are_a_prompt_400_not_a_504() -> None:
+    # Before, this schema ran until the time budget (a 504 after 10 s of one core by default).
+    started = time.monotonic()
+    r = handle_messages(forced(WIDE_MERGES), time_budget=HANG_GUARD)
+    assert r.status == 400, r.json()
+    assert f"copies more than {MAX_MERGED} entries" in r.json()["error"]["message"]
+    assert time.monotonic() - started < HANG_GUARD
 
 
 def test_the_budget_does_not_touch_a_request_that_fits_it() -> None:

@@ -398,7 +398,7 @@ def test_a_forced_schema_the_generator_cannot_serve_is_a_400_naming_the_path() -
         "name": "book",
         "input_schema": {
             "type": "object",
-            "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}},
+            "properties": {"code": {"type": "string", "pattern": "^(?=b)a$"}},  # a look-ahead no string passes
             "required": ["code"],
         },
     }

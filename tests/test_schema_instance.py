@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from msgmodel.api.schema_instance import MAX_CHARS, MAX_ITEMS, MAX_STEPS, SchemaError, instance_of
+from msgmodel.api.schema_instance import MAX_BYTES, MAX_ITEMS, MAX_STEPS, SchemaError, instance_of
 
 _FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 
@@ -45,8 +45,30 @@ def _numbers(draw: st.DrawFn, integer: bool) -> dict[str, Any]:
         hi = (lo if lo is not None else draw(st.integers(-1000, 1000))) + width
         schema["exclusiveMaximum" if draw(st.booleans()) else "maximum"] = hi
     if draw(st.booleans()) and "maximum" not in schema and "exclusiveMaximum" not in schema:
-        schema["multipleOf"] = draw(st.integers(1, 7))
+        schema["multipleOf"] = draw(st.integers(1, 7) | st.sampled_from([0.1, 0.25, 0.5, 0.01]))
+    if draw(st.booleans()):  # a bound that is not whole: -3.5 as an integer's maximum, 0.25 as a number's minimum
+        key = next(
+            (k for k in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum") if k in schema), "maximum"
+        )
+        schema[key] = schema.get(key, 0) + draw(st.sampled_from([0.5, -0.5, 0.25, -3.5]))
     return schema
+
+
+# Patterns real tool definitions carry (ids, codes, dates, enums, slugs), longer than 20 characters too.
+_PATTERNS = [
+    "^[A-Z]{2}-[0-9]{4}-[a-z]{3}$",
+    "^[a-z_][a-z0-9_]*$",
+    "^\\d{4}-\\d{2}-\\d{2}$",
+    "^(asc|desc)$",
+    "^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}$",
+    "^https?://[^\\s]+$",
+    "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+    "^#[0-9a-fA-F]{6}$",
+    "^\\+?[1-9]\\d{1,14}$",
+    "^[A-Z][a-z]+( [A-Z][a-z]+)*$",
+    "^v\\d+\\.\\d+\\.\\d+(-[a-z]+)?$",
+    "[a-z]",
+]
 
 
 @st.composite
@@ -55,6 +77,9 @@ def _strings(draw: st.DrawFn) -> dict[str, Any]:
     fmt = draw(st.none() | st.sampled_from(["date", "date-time", "email", "uri", "uuid", "ipv4", "hostname"]))
     if fmt:
         schema["format"] = fmt
+        return schema
+    if draw(st.booleans()):
+        schema["pattern"] = draw(st.sampled_from(_PATTERNS))
         return schema
     least = draw(st.integers(0, 30))
     if least:
@@ -209,7 +234,7 @@ def test_recursion_is_cut_where_the_schema_allows_it() -> None:
         ({"type": "string", "minLength": 10**12}, "$.minLength"),
         ({"$ref": "https://example.com/s.json"}, "$.$ref"),
         ({"$ref": "#/$defs/missing"}, "$.$ref"),
-        ({"type": "string", "pattern": "^[A-Z]{3}-\\d{4}$"}, "$.pattern"),
+        ({"type": "string", "pattern": "^(?=b)a$"}, "$.pattern"),  # a look-ahead no candidate passes
         ({"type": "array", "minItems": 3, "maxItems": 1}, "$.maxItems"),
         ({"type": "wat"}, "$.type"),
         ({"type": "array", "items": {"type": "boolean"}, "minItems": 3, "uniqueItems": True}, "$.uniqueItems"),
@@ -247,7 +272,7 @@ def test_an_instance_holds_a_bounded_number_of_characters_in_all() -> None:
     # Before, each string was bounded (MAX_LENGTH) but not their sum: six arrays of 1 000 strings of
     # 100 000 characters (a schema of 828 bytes) were built, 1.7 GB, for a forced tool call.
     strings = {"type": "array", "minItems": MAX_ITEMS, "items": {"type": "string", "minLength": 100_000}}
-    with pytest.raises(SchemaError, match=rf"more than {MAX_CHARS} characters"):
+    with pytest.raises(SchemaError, match=rf"more than {MAX_BYTES} bytes"):
         instance_of({"type": "object", "properties": {"a": strings}, "required": ["a"]})
     one = instance_of({"type": "object", "properties": {"a": {"type": "string", "minLength": 100_000}}})
     assert one == {} or len(one["a"]) == 100_000

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from msgmodel.api.demo_tools import DEMO_FILES, calculator, demo_registry, grep, list_dir, read_file
 from msgmodel.core.message import ToolResultBlock, ToolUseBlock, to_api, tool_result_msg
-from msgmodel.core.tools import Tool, ToolError, ToolRegistry, run_tool, tools_param
+from msgmodel.core.tools import Tool, ToolError, ToolRegistry, input_problem, run_tool, tools_param
 
 REGISTRY = demo_registry()
 
@@ -297,3 +297,12 @@ def test_tools_param_is_the_api_tools_list() -> None:
     # fresh copies: a caller mutating the list does not change the registry
     param[0]["input_schema"]["properties"].clear()
     assert tools_param(REGISTRY)[0]["input_schema"]["properties"] != {}
+
+
+@pytest.mark.parametrize("declared", [["integer", {"a": 1}], [["string"]], {"type": "string"}, 7])
+def test_input_problem_reads_what_it_can_of_a_type_that_is_not_type_names(declared: Any) -> None:
+    # Before, a type list holding an object raised TypeError (unhashable), a 500 from the local API's
+    # forced-call check (found by the schema fuzz job, issue 20).
+    schema = {"type": "object", "properties": {"n": {"type": declared}}}
+    assert input_problem(schema, {"n": 1}) is None
+    assert input_problem(schema, {"n": "x"}) in (None, "argument `n` must be of type integer")

@@ -2,12 +2,17 @@
 
 ``server``      the API itself (in-process clients for the official SDK, and ``serve`` over HTTP)
 ``request``     what a request body may hold (``validate_body``, ``known_models``)
+``parsed``      an accepted body read once into a typed ``ParsedRequest``, which every part below works from
 ``limits``      tokens, usage, and the answer cut by ``max_tokens`` / ``stop_sequences``
 ``budget``      the per-request time budget (504 ``timeout_error``), and request patterns run under it
+``admission``   the connection cap: who is served at once, who waits (off the accept loop) for the 529
 ``models``      ``GET /v1/models`` and ``GET /v1/models/{id}``
 ``scripted``    the models that answer it (``ScriptedModel``, ``RuleModel``)
 ``constraints`` what ``tool_choice`` and ``output_config.format`` make of any model's answer
-``schema_instance`` one deterministic JSON instance of a JSON schema (forced tool inputs, JSON output)
+``anthropic_tools`` the documented input shapes of the tools Anthropic defines (``bash``, ``web_search``, ...)
+``schema_instance`` one deterministic JSON instance of a JSON schema (forced tool inputs, JSON output),
+                with ``schema_numbers`` (its numbers, exactly), ``pattern_text`` (its strings for a
+                ``pattern``) and ``schema_checks`` (whether a ``const`` / ``enum`` value passes its schema)
 ``demo_tools``  the demo tool set (an in-memory project, a calculator)
 
 Built on the core (``msgmodel.core``), never imported by it.

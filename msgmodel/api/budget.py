@@ -17,8 +17,9 @@ build, is caught here by time.
     ``re.search`` for a pattern a request supplied (a schema's ``pattern``). Python's ``re`` holds
     the interpreter lock while it backtracks, and ``((x+)+)+y`` on 20 characters backtracks for
     minutes, stalling every other request, out of reach of ``check``. So a pattern that cannot
-    backtrack much (``^[A-Z]{3}-\\d{4}$``, ``^[a-z_]+$``: see ``_ways_if_safe``) runs here, and
-    any other runs in a child Python process (about 20 ms) killed at the deadline.
+    backtrack much on a text of that length (``^[A-Z]{3}-\\d{4}$``, ``^[a-z_]+$``: see
+    ``_ways_if_safe``) runs here, and any other runs in a child Python process (about 20 ms)
+    killed at the deadline. ``runs_in_process(pattern, length)`` tells which it will be.
 
 The server answers ``BudgetExceeded`` with the API's 504 ``timeout_error`` (the status and error
 type of the SDK's ``GatewayTimeoutError``; the message text is ours).
@@ -39,7 +40,7 @@ from typing import Any, Final
 
 import msgspec
 
-__all__ = ["REQUEST_BUDGET", "BudgetExceeded", "check", "search", "within"]
+__all__ = ["REQUEST_BUDGET", "BudgetExceeded", "check", "runs_in_process", "search", "within"]
 
 REQUEST_BUDGET: Final = 10.0
 """Seconds the local API may work on one request (our choice; a valid request needs milliseconds)."""
@@ -85,48 +86,70 @@ def check(path: str) -> None:
 
 _SEARCHED: Final[dict[tuple[str, str], bool]] = {}
 """Answers of child searches, so a schema repeating a pattern pays one child per placeholder."""
+_CACHED_CHARS: Final = 2_000
+"""Only searches of at most this many characters (pattern and text) are kept: 4 096 of them then hold a few MB."""
 _SRE_PARSE: Final[Any] = importlib.import_module("re._parser")
 """The parser ``re`` itself uses (``sre_parse`` is its deprecated alias); read here, never changed."""
 _ATOMS: Final = frozenset({"LITERAL", "NOT_LITERAL", "IN", "ANY", "CATEGORY"})
 _REPEATS: Final = frozenset({"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"})
 
 
-_WAYS: Final = 21
-"""The ways a variable repeat of one character can match a placeholder of at most 20 characters."""
+_STEPS: Final = 21**4
+"""At most this many backtracking steps (ways at one position, times the positions) run in-process."""
 
 
-def _ways_if_safe(items: Any) -> int | None:
-    """At most how many ways a parsed pattern can match at one position, or None when it may backtrack badly.
+def _ways_if_safe(items: Any, length: int) -> int | None:
+    """At most how many ways a parsed pattern can match at one position of a text of ``length`` characters,
+    or None when it may backtrack badly there.
 
     Safe: atoms, groups, fixed counts of atoms (``\\d{3}``), variable repeats of one-character atoms
-    (``[a-z]+``: 21 ways on 20 characters), alternations (``^(asc|desc)$``: their branches' ways
-    added); a sequence multiplies its parts' ways. Never safe: a repeated group, a back-reference, a
-    look-around. Up to 21**3 ways, a search of 20 characters takes at most ~20 * 21**3 steps."""
+    (``[a-z]+``: ``length + 1`` ways), alternations (``^(asc|desc)$``: their branches' ways added); a
+    sequence multiplies its parts' ways. Never safe: a repeated group, a back-reference, a look-around.
+    The ways times the positions stay under ``_STEPS`` (on 20 characters: 21**3 ways, as ``[a-z]+``
+    three times over), so an in-process search takes at most that many steps."""
+    positions = length + 1
     total = 1
     for op, arg in items:
         name = str(op)
         ways: int | None = 1 if name in _ATOMS or name == "AT" else None
         if name == "SUBPATTERN":
-            ways = _ways_if_safe(arg[-1])
+            ways = _ways_if_safe(arg[-1], length)
         elif name == "BRANCH":
-            branches = [_ways_if_safe(b) for b in arg[1]]
+            branches = [_ways_if_safe(b, length) for b in arg[1]]
             ways = None if None in branches else sum(w or 0 for w in branches)
         elif name in _REPEATS:
             low, high, sub = arg
-            ways = None if len(sub) != 1 or str(sub[0][0]) not in _ATOMS else (1 if low == high else _WAYS)
-        if ways is None or total * ways > _WAYS**3:
+            ways = None if len(sub) != 1 or str(sub[0][0]) not in _ATOMS else (1 if low == high else positions)
+        if ways is None or total * ways * positions > _STEPS:
             return None
         total *= ways
     return total
 
 
+def _parsed(pattern: str) -> Any:
+    """The parse tree's items; ``re.error`` for what Python's ``re`` cannot read (a deep nesting included)."""
+    try:
+        return _SRE_PARSE.parse(pattern).data
+    except (OverflowError, RecursionError) as e:  # "a{5000000000}"; thousands of nested groups
+        raise re.error(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__) from None
+
+
+def runs_in_process(pattern: str, length: int) -> bool:
+    """Whether ``search(pattern, text)`` on a text of ``length`` characters runs in-process (cheap), not in a child."""
+    items = _parsed(pattern)
+    try:
+        return _ways_if_safe(items, length) is not None
+    except RecursionError:  # nested deeper than this walk goes: the child reads it
+        return False
+
+
 def search(pattern: str, text: str, path: str) -> bool:
     """Whether ``pattern`` matches somewhere in ``text``, within the budget (``re.error`` if not a pattern)."""
-    try:
-        if _ways_if_safe(_SRE_PARSE.parse(pattern).data) is not None:  # parse raises re.error like re.compile
+    if runs_in_process(pattern, len(text)):  # parses: raises re.error like re.compile
+        try:
             return re.search(pattern, text) is not None
-    except RecursionError:
-        raise re.error("the pattern nests too deeply") from None
+        except (OverflowError, RecursionError) as e:
+            raise re.error(f"{type(e).__name__}: {e}") from None
     known = _SEARCHED.get((pattern, text))
     if known is not None:
         return known
@@ -148,7 +171,8 @@ def search(pattern: str, text: str, path: str) -> bool:
     except subprocess.TimeoutExpired:  # run() kills the child
         raise BudgetExceeded(f"{path} (matching the pattern)") from None
     found = done.returncode == 0 and done.stdout.strip() == b"1"  # a failing child: no match
-    if len(_SEARCHED) >= 4096:
-        _SEARCHED.clear()
-    _SEARCHED[(pattern, text)] = found
+    if len(pattern) + len(text) <= _CACHED_CHARS:
+        if len(_SEARCHED) >= 4096:
+            _SEARCHED.clear()
+        _SEARCHED[(pattern, text)] = found
     return found

@@ -44,6 +44,7 @@ from typing import Any, Final, Literal, TypeAlias, assert_never
 
 import msgspec
 
+from msgmodel.api.parsed import ParsedRequest
 from msgmodel.core.message import (
     ContentBlock,
     OpaqueBlock,
@@ -133,12 +134,10 @@ class Delivered:
     stop_sequence: str | None = None
 
 
-def apply_limits(blocks: Sequence[ContentBlock], request: Mapping[str, Any]) -> Delivered:
+def apply_limits(blocks: Sequence[ContentBlock], request: ParsedRequest) -> Delivered:
     """The part of ``blocks`` a request with its ``max_tokens`` and ``stop_sequences`` gets (see the docstring)."""
-    max_tokens = request.get("max_tokens")
-    budget = max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else math.inf
-    raw_stops = request.get("stop_sequences")
-    stops = [s for s in raw_stops if isinstance(s, str)] if isinstance(raw_stops, list) else []
+    budget: float = math.inf if request.max_tokens is None else request.max_tokens
+    stops = request.stop_sequences
     out: list[ContentBlock] = []
     for block in blocks:
         if isinstance(block, TextBlock) and (hit := _first_stop(block.text, stops)) is not None:

@@ -86,7 +86,11 @@ def list_models(query: str) -> tuple[int, dict[str, Any]]:
     params = parse_qs(query, keep_blank_values=True)
     ids = list(known_models())
     raw_limit = params.get("limit", [str(_DEFAULT_LIMIT)])[-1]
-    if not (raw_limit.isascii() and raw_limit.isdigit()) or not 1 <= int(raw_limit) <= _MAX_LIMIT:
+    # The length first: int() refuses more than 4 300 digits with a ValueError (a 500 before).
+    if (
+        not (raw_limit.isascii() and raw_limit.isdigit() and len(raw_limit) <= 6)
+        or not 1 <= int(raw_limit) <= _MAX_LIMIT
+    ):
         return _error(400, "invalid_request_error", f"limit: Input should be an integer from 1 to {_MAX_LIMIT}")
     limit = int(raw_limit)
     after = params.get("after_id", [None])[-1]

@@ -1,13 +1,15 @@
 """Deterministic stand-ins for a language model, for the local Messages API.
 
-This module owns *what the local API answers*: given a request (the parsed JSON body of
-``POST /v1/messages``, already validated), a model returns the assistant's content
-blocks. ``msgmodel.api.server`` turns those blocks into the API's Message JSON or its event
+This module owns *what the local API answers*: given a request (a ``POST /v1/messages`` body,
+validated and read once into a ``msgmodel.api.parsed.ParsedRequest``), a model returns the
+assistant's content blocks. ``msgmodel.api.server`` turns those blocks into the API's Message JSON or its event
 stream; nothing here knows about HTTP.
 
 ``Model``
     The protocol: ``respond(request) -> Sequence[ContentBlock]``. Any object with that
-    method plugs into ``msgmodel.api.server.local_client(model)``.
+    method plugs into ``msgmodel.api.server.local_client(model)``. ``request`` is a
+    ``ParsedRequest``: typed fields, and a read-only mapping over the JSON body (so a model that
+    reads ``request["messages"]`` works as it did when it received the body itself).
 
 ``ScriptedModel(turns)``
     Plays a fixed script. Turn ``i`` answers a request whose history holds ``i``
@@ -38,8 +40,6 @@ tool-use ids derive from a hash of the request's messages.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,17 +47,14 @@ from typing import Any, Final, Protocol, TypeAlias, runtime_checkable
 
 import msgspec
 
-from msgmodel.api.constraints import constrain, tool_choice_of
+from msgmodel.api.constraints import constrain
+from msgmodel.api.parsed import ParsedRequest, as_parsed, signature_for, tool_use_id_for
 from msgmodel.core.message import (
     ContentBlock,
-    DecodeError,
     Message,
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
-    block_to_text,
-    blocks_from_api,
-    from_api,
     is_tool_result_message,
     message_to_text,
     result_text,
@@ -82,14 +79,15 @@ __all__ = [
 class Model(Protocol):
     """What the local API asks for an answer: the assistant's blocks for one request.
 
-    ``request`` is the parsed JSON body (``model``, ``messages``, ``tools``, ``system``,
-    ``thinking``, ...), already accepted by the validator.
+    ``request`` is the accepted request, read once (``msgmodel.api.parsed.ParsedRequest``): typed
+    fields (``messages`` as ``Message`` values, ``tools``, ``tool_choice``, ``system``, ...) and,
+    as a read-only mapping, the JSON body itself (``request["messages"]``; ``request.body``).
     """
 
-    def respond(self, request: dict[str, Any]) -> Sequence[ContentBlock]: ...
+    def respond(self, request: ParsedRequest) -> Sequence[ContentBlock]: ...
 
 
-Turn: TypeAlias = str | Sequence[ContentBlock] | Callable[[dict[str, Any]], Sequence[ContentBlock]]
+Turn: TypeAlias = str | Sequence[ContentBlock] | Callable[[ParsedRequest], Sequence[ContentBlock]]
 """One scripted answer: a string (one text block), the blocks, or a function of the request."""
 
 
@@ -97,38 +95,9 @@ class ScriptExhaustedError(LookupError):
     """A ``ScriptedModel`` was asked for a turn its script does not have."""
 
 
-def request_messages(request: Mapping[str, Any]) -> list[Message]:
-    """The request's conversation as ``Message``s (in-conversation ``system`` turns left out).
-
-    Raises ``DecodeError`` (with the JSON path) when ``messages`` is not a conversation.
-    """
-    raw = request.get("messages")
-    if not isinstance(raw, list):
-        raise DecodeError("$.messages", "expected an array of messages")
-    # Mid-conversation `system` turns (Claude Opus 4.8) are instructions, not conversation.
-    return from_api([m for m in raw if not (isinstance(m, Mapping) and m.get("role") == "system")])
-
-
-def _digest(*parts: object) -> bytes:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(msgspec.json.encode(part))
-        h.update(b"\x00")
-    return h.digest()
-
-
-def tool_use_id_for(request: Mapping[str, Any], index: int) -> str:
-    """A deterministic ``tool_use`` id for the ``index``-th call answering ``request``.
-
-    It hashes the request's messages, so the ids of one conversation differ turn by turn
-    (the API wants them unique across the conversation) and a replay gives the same ids.
-    """
-    return "toolu_local_" + _digest(request.get("messages"), index).hex()[:20]
-
-
-def signature_for(thinking: str, request: Mapping[str, Any]) -> str:
-    """A deterministic stand-in for the API's thinking signature (base64, like the real one)."""
-    return base64.b64encode(_digest("signature", thinking, request.get("messages"))).decode()
+def request_messages(request: ParsedRequest | Mapping[str, Any]) -> list[Message]:
+    """The request's conversation as ``Message``s (``ParsedRequest.messages``; ``DecodeError`` if not one)."""
+    return list(as_parsed(request).messages)
 
 
 # ---------------------------------------------------------------------------------------
@@ -156,8 +125,10 @@ class ScriptedModel:
                 )
         object.__setattr__(self, "turns", tuple(turns))
 
-    def respond(self, request: dict[str, Any]) -> Sequence[ContentBlock]:
-        index = sum(1 for m in request_messages(request) if m.role == "assistant")
+    def respond(self, request: ParsedRequest | Mapping[str, Any]) -> Sequence[ContentBlock]:
+        """The turn for ``request`` (a body is parsed first), after its ``tool_choice`` and output format."""
+        req = as_parsed(request)
+        index = sum(1 for m in req.messages if m.role == "assistant")
         if index >= len(self.turns):
             raise ScriptExhaustedError(
                 f"the script has {len(self.turns)} turn(s); this request's history holds {index} assistant "
@@ -167,10 +138,10 @@ class ScriptedModel:
         if isinstance(turn, str):
             blocks: Sequence[ContentBlock] = [TextBlock(turn)]
         elif callable(turn):
-            blocks = list(turn(request))
+            blocks = list(turn(req))
         else:
             blocks = list(turn)
-        return constrain(blocks, request)
+        return constrain(blocks, req)
 
 
 # ---------------------------------------------------------------------------------------
@@ -203,17 +174,9 @@ def _cut(s: str, limit: int = _CUT) -> str:
     return s[:limit] + "…" if len(s) > limit else s
 
 
-def _tool_schemas(request: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+def _tool_schemas(req: ParsedRequest) -> dict[str, Mapping[str, Any]]:
     """The request's tools by name: name -> input schema (``{}`` when absent)."""
-    tools = request.get("tools")
-    found: dict[str, Mapping[str, Any]] = {}
-    if not isinstance(tools, list):
-        return found
-    for tool in tools:
-        if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
-            schema = tool.get("input_schema")
-            found[tool["name"]] = schema if isinstance(schema, Mapping) else {}
-    return found
+    return {t.name: t.input_schema if t.input_schema is not None else {} for t in req.tools}
 
 
 def _arguments(schema: Mapping[str, Any], wanted: Sequence[tuple[Sequence[str], object]]) -> dict[str, Any]:
@@ -246,29 +209,28 @@ def _last_user_text(messages: Sequence[Message]) -> str:
 class RuleModel:
     """A deterministic little agent over the demo tools; see the module docstring."""
 
-    def respond(self, request: dict[str, Any]) -> Sequence[ContentBlock]:
-        messages = request_messages(request)
-        tools = _tool_schemas(request)
-        blocks = constrain(self._answer(request, messages, tools), request)
-        if _thinking_enabled(request):
-            thought = self._thought(messages, blocks)
-            return [ThinkingBlock(thinking=thought, signature=signature_for(thought, request)), *blocks]
+    def respond(self, request: ParsedRequest | Mapping[str, Any]) -> Sequence[ContentBlock]:
+        """The rule agent's answer to ``request`` (a body is parsed first)."""
+        req = as_parsed(request)
+        blocks = constrain(self._answer(req), req)
+        if req.thinking_on:
+            thought = self._thought(req.messages, blocks)
+            return [ThinkingBlock(thinking=thought, signature=req.signature(thought)), *blocks]
         return blocks
 
-    def _answer(
-        self, request: Mapping[str, Any], messages: Sequence[Message], tools: Mapping[str, Mapping[str, Any]]
-    ) -> list[ContentBlock]:
+    def _answer(self, req: ParsedRequest) -> list[ContentBlock]:
+        messages, tools = req.messages, _tool_schemas(req)
         last = messages[-1] if messages else None
         if last is not None and last.role == "user" and is_tool_result_message(last):
             return [TextBlock(_report_results(messages))]
         text = _last_user_text(messages)
-        if not tools and (_SUMMARY_RE.search(text) or _SUMMARY_RE.search(_system_text(request))):
+        if not tools and (_SUMMARY_RE.search(text) or _SUMMARY_RE.search(req.system)):
             return [TextBlock(_summarize(messages))]
-        if last is not None and last.role == "user" and tool_choice_of(request).kind != "none":
+        if last is not None and last.role == "user" and req.tool_choice.kind != "none":
             calls = _plan_calls(text, tools)
             if calls:
                 intro = TextBlock(f"I'll use {', '.join(sorted({name for name, _ in calls}))} to answer that.")
-                uses = [ToolUseBlock(id=tool_use_id_for(request, i), name=n, input=a) for i, (n, a) in enumerate(calls)]
+                uses = [ToolUseBlock(id=req.tool_use_id(i), name=n, input=a) for i, (n, a) in enumerate(calls)]
                 return [intro, *uses]
         return [TextBlock(_plain_answer(text, tools))]
 
@@ -279,11 +241,6 @@ class RuleModel:
         if messages and is_tool_result_message(messages[-1]):
             return "The tool results are in; I will report what they say."
         return "No tool is needed here; I will answer directly."
-
-
-def _thinking_enabled(request: Mapping[str, Any]) -> bool:
-    thinking = request.get("thinking")
-    return isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")
 
 
 def _search_for(text: str) -> str | None:
@@ -360,19 +317,6 @@ def _plain_answer(text: str, tools: Mapping[str, Mapping[str, Any]]) -> str:
     if tools:
         return f"You said: {said}. None of my tools ({', '.join(sorted(tools))}) fits that, so I answer directly."
     return f"You said: {said}. I have no tools in this request, so I answer directly."
-
-
-def _system_text(request: Mapping[str, Any]) -> str:
-    """The request's ``system`` prompt as text (a string, or text blocks)."""
-    system = request.get("system")
-    if isinstance(system, str):
-        return system
-    if isinstance(system, list):
-        try:
-            return "\n".join(block_to_text(b) for b in blocks_from_api(system, path="$.system"))
-        except DecodeError:
-            return ""
-    return ""
 
 
 def _find_spans(

@@ -60,11 +60,18 @@ Errors, exactly as the live API shapes them
       ``thinking`` ...), the ``messages`` rules of ``msgmodel.core.protocol``, then the model:
       an id the SDK does not list is 404 ``not_found_error`` ``model: <id>``.
 
+    The accepted body is then read once into a ``msgmodel.api.parsed.ParsedRequest``, which the
+    model, the constraints and the limits all work from. A forced tool's ``input_schema`` or the
+    JSON output schema that has no value, or that ``msgmodel.api.schema_instance`` cannot serve
+    within its bounds, is a 400 ``invalid_request_error`` ``the local API cannot build a value for
+    this schema: <path in the schema>: ...`` (our wording).
+
     Other statuses: 404 ``not_found_error`` for an unknown path, 405 for a wrong method,
     413 ``request_too_large`` over 32 MiB (``Request exceeds the maximum allowed number of
     bytes.``), 500 ``api_error`` when the plugged model raises (its text included), 504
     ``timeout_error`` when a request's work outlasts its time budget (10 s by default; the text
-    is ours, see ``msgmodel.api.budget``), with ``x-should-retry: false``.
+    is ours, see ``msgmodel.api.budget``), with ``x-should-retry: false``. The budget covers the
+    whole answer: building a schema's value, the model's answer, and encoding it.
 
 The answer
     ``id`` ``msg_local_NNNNNN``, ``type`` ``message``, ``role`` ``assistant``, the
@@ -90,7 +97,9 @@ Over HTTP (``LocalServer``)
     byte at a time included: a connection idle or slower than that is closed; a body shorter
     than its ``Content-Length`` is a 400. At most ``max_connections`` (64) are served at once:
     one more waits up to ``overload_wait`` (1 s) for a free slot, then gets the API's 529
-    ``overloaded_error`` (which the SDK retries), never a reset. A client that disconnects early
+    ``overloaded_error`` (which the SDK retries), never a reset. It waits in a queue, without a
+    thread of its own and never in the accept loop (``msgmodel.api.admission``), so a burst past
+    the cap delays no other client. A client that disconnects early
     is not logged as an error; ``Content-Length`` must be one header of ASCII digits (``1_0``,
     ``+5`` or two headers are a 400 ``Invalid Content-Length``).
 
@@ -120,10 +129,12 @@ from urllib.parse import unquote
 import msgspec
 
 from msgmodel.api import budget, limits, models
+from msgmodel.api.admission import Admission
 from msgmodel.api.constraints import constrain
+from msgmodel.api.parsed import ParsedRequest, parse_request
 from msgmodel.api.request import validate_body
 from msgmodel.api.schema_instance import SchemaError
-from msgmodel.api.scripted import Model, RuleModel, signature_for
+from msgmodel.api.scripted import Model, RuleModel
 from msgmodel.core.message import (
     ContentBlock,
     DecodeError,
@@ -327,29 +338,27 @@ def _check_request(
 # ---------------------------------------------------------------------------------------
 
 
-def _signed(blocks: Sequence[ContentBlock], request: Mapping[str, Any]) -> list[ContentBlock]:
+def _signed(blocks: Sequence[ContentBlock], request: ParsedRequest) -> list[ContentBlock]:
     """The blocks, every thinking block signed (the API signs all it returns)."""
     out: list[ContentBlock] = []
     for b in blocks:
         if b.type == "thinking" and b.signature is None:
-            b = ThinkingBlock(thinking=b.thinking, signature=signature_for(b.thinking, request), extra=b.extra)
+            b = ThinkingBlock(thinking=b.thinking, signature=request.signature(b.thinking), extra=b.extra)
         out.append(b)
     return out
 
 
-def _message(
-    request: Mapping[str, Any], delivered: limits.Delivered, content: list[dict[str, Any]], seq: int
-) -> dict[str, Any]:
+def _message(request: ParsedRequest, delivered: limits.Delivered, content: msgspec.Raw, seq: int) -> dict[str, Any]:
     """The Message JSON answering ``request`` with the ``delivered`` blocks (``content`` is their wire form)."""
     return {
         "id": f"msg_local_{seq:06d}",
         "type": "message",
         "role": "assistant",
-        "model": request["model"],
+        "model": request.model,
         "content": content,
         "stop_reason": delivered.stop_reason,
         "stop_sequence": delivered.stop_sequence,
-        "usage": limits.usage(limits.input_tokens(request), limits.output_tokens(delivered.blocks)),
+        "usage": limits.usage(limits.input_tokens(request.body), limits.output_tokens(delivered.blocks)),
     }
 
 
@@ -457,13 +466,17 @@ def _answer_messages(
     checked = _check_request(body, headers, request_id, needs_max_tokens=True, refuse_thread=True)
     if isinstance(checked, Response):
         return checked
-    request = checked
+    try:
+        request = parse_request(checked)
+    except DecodeError as e:  # the validator accepted a history the codec cannot read
+        return error_response(400, "invalid_request_error", str(e), request_id=request_id)
     try:
         answer = (model if model is not None else RuleModel()).respond(request)
+        budget.check("the model's answer")
         delivered = limits.apply_limits(_signed(constrain(list(answer), request), request), request)
-        blocks = delivered.blocks
-        content = [block_to_api(b) for b in blocks]
-        _ENCODER.encode(content)  # a model's block that is not JSON fails here, as the model's fault
+        # Encoded once, inside the budget: a model's block that is not JSON fails here, as the model's fault.
+        content = msgspec.Raw(_ENCODER.encode([block_to_api(b) for b in delivered.blocks]))
+        budget.check("encoding the answer")
     except DecodeError as e:  # the validator accepted a history the codec cannot read
         return error_response(400, "invalid_request_error", str(e), request_id=request_id)
     except SchemaError as e:  # a tool's or the output format's schema this server cannot serve (wording ours)
@@ -474,13 +487,13 @@ def _answer_messages(
     except Exception as e:
         return error_response(500, "api_error", f"local model failed: {type(e).__name__}: {e}", request_id=request_id)
     message = _message(request, delivered, content, seq() if callable(seq) else seq)
-    if request.get("stream") is True:
+    if request.stream:
         sse_headers = (
             ("content-type", "text/event-stream; charset=utf-8"),
             ("cache-control", "no-cache"),
             ("request-id", request_id),
         )
-        return Response(200, sse_headers, _sse(_stream_events(message, blocks)))
+        return Response(200, sse_headers, _sse(_stream_events(message, delivered.blocks)))
     return _json_response(200, message, request_id)
 
 
@@ -650,6 +663,7 @@ _DIGITS: Final = re.compile(r"[0-9]{1,20}")
 SOCKET_TIMEOUT: Final = 30.0
 """Seconds a connection may sit idle (or a body may stall) before the server closes it."""
 MAX_CONNECTIONS: Final = 64
+"""Connections served at once; more wait for a slot without a thread (``msgmodel.api.admission``)."""
 OVERLOAD_WAIT: Final = 1.0
 """Seconds a connection over ``MAX_CONNECTIONS`` waits for a slot before its 529."""
 _OVERLOADED: Final = (
@@ -657,7 +671,9 @@ _OVERLOADED: Final = (
     b"x-should-retry: true\r\nContent-Length: 75\r\n\r\n"
     b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
 )
-"""Connections served at once; one more is closed at once instead of holding a thread."""
+_UNREAD_LIMIT: Final = 1 << 16
+"""Bytes a refused connection may have sent that are read (and dropped) before it is closed, so the
+client reads its 529 instead of a reset (closing a socket with unread data sends a reset)."""
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -819,31 +835,39 @@ class LocalServer(ThreadingHTTPServer):
         self.quiet = quiet
         self.socket_timeout = socket_timeout
         self.overload_wait = overload_wait
-        self._slots = threading.BoundedSemaphore(max_connections)
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
+        self.admission = Admission(
+            max_connections, overload_wait, start=super().process_request, refuse=self._refuse_overloaded
+        )
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(timeout=self.overload_wait):  # over the cap: 529, keep no thread
-            try:
-                request.settimeout(1.0)
-                request.sendall(_OVERLOADED)
-            except OSError:
-                pass
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self._slots.release()
-            raise
+        """Called by the accept loop: served, queued or refused by ``self.admission``, never waited for here."""
+        self.admission.admit(request, client_address)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self.admission.release()
+
+    def _refuse_overloaded(self, request: Any) -> None:
+        """The API's 529 on a connection that got no slot, then close it; never blocks."""
+        try:
+            request.setblocking(False)
+            request.send(_OVERLOADED)  # 200 bytes into an empty send buffer: whole
+            unread = 0
+            while unread < _UNREAD_LIMIT and (chunk := request.recv(_UNREAD_LIMIT)):
+                unread += len(chunk)
+        except OSError:  # nothing more to read now (EAGAIN), or the client is gone
+            pass
+        self.shutdown_request(request)
+
+    def server_close(self) -> None:
+        if hasattr(self, "admission"):  # a failed bind closes the server before the admission exists
+            self.admission.close()
+        super().server_close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], (TimeoutError, ConnectionError)):

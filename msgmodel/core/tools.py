@@ -117,7 +117,7 @@ def input_problem(schema: Mapping[str, Any], args: Mapping[str, Any]) -> str | N
                 return f"unexpected argument `{name}` (arguments: {known})"
             continue
         declared = spec.get("type")
-        names = declared if isinstance(declared, list) else [declared] if isinstance(declared, str) else []
+        names = [n for n in (declared if isinstance(declared, list) else [declared]) if isinstance(n, str)]
         expected = tuple(t for n in names for t in _JSON_TYPES.get(n, ()))
         wrong_bool = isinstance(value, bool) and "boolean" not in names
         if expected and (not isinstance(value, expected) or wrong_bool):
