@@ -57,7 +57,7 @@ SHAPES: Final[dict[str, Callable[[int, int], list[Message]]]] = {
     "agent": lambda n, seed: agent_session(n, seed=seed),
 }
 """The session shapes every decode and memory figure is given for (the first is P2's and P3's)."""
-LIMIT_ROUNDS: Final = 21
+LIMIT_ROUNDS: Final = 41
 """Pairs timed for from_json against its limit: two ~0.15 s decodes, so many rounds are cheap."""
 MEMORY_GOAL: Final = 0.55
 LIMIT_GOAL: Final = 1.2
