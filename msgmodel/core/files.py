@@ -9,14 +9,14 @@ Regular files only
 
 The lock
     ``locked(path, exclusive=...)`` holds ``fcntl.flock`` on the file itself. A writer that
-    replaces the file (``os.replace`` in ``storage.save``) locks the new file (``create_locked``)
+    replaces the file (``os.replace`` in ``storage.save``) locks the new file (``open_locked``)
     *before* the rename and hands it over with ``Lock.adopt``; whoever was waiting on the old file
     finds, once it gets the lock, that the path now names another file, and locks that one instead.
     So the lock follows the path across replacements and no lock file is left beside it.
 
-    It is re-entrant for its holder only: the code that took it and what it calls, including
-    what inherits its ``contextvars`` context (asyncio tasks it starts, ``asyncio.to_thread``;
-    not ``run_in_executor``). Other threads and processes wait. Another asyncio task (or
+    It is re-entrant for its holder only: the code that took it, what it calls and what inherits
+    its ``contextvars`` context (tasks it starts, ``asyncio.to_thread``, not ``run_in_executor``),
+    whose calls run one at a time. Other threads and processes wait. Another asyncio task (or
     context) on the holder's thread cannot wait, as that would stall its event loop and the
     holder with it: ``locked`` raises ``HeldInThisThreadError`` for it at once.
 
@@ -38,16 +38,16 @@ import os
 import stat
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
 
 __all__ = [
     "HeldInThisThreadError",
     "Lock",
     "NotRegularFileError",
-    "create_locked",
     "discard",
     "locked",
+    "open_locked",
     "open_regular",
     "read_regular_file",
 ]
@@ -117,7 +117,7 @@ _mine: ContextVar[tuple[Lock, ...]] = ContextVar("msgmodel_files_locks", default
 
 
 def discard(fd: int, lock: Lock | None = None) -> None:
-    """Close a lock's descriptor (``lock``'s, or one not yet held by a ``Lock``, as ``create_locked`` returns)."""
+    """Close a lock's descriptor (``lock``'s, or one not yet held by a ``Lock``, as ``open_locked`` returns)."""
     with _guard:
         if fd in _descriptors and _descriptors[fd] is lock:  # not a copy a forked child has closed already
             del _descriptors[fd]
@@ -135,14 +135,16 @@ def _forget_after_fork() -> None:
 os.register_at_fork(before=_guard.acquire, after_in_parent=_guard.release, after_in_child=_forget_after_fork)
 
 
-def _open_locked(path: str, flags: int, operation: int) -> int:
-    """Open ``path`` and lock it; retry until the locked file is still the one the path names."""
+def open_locked(path: str, flags: int, *, exclusive: bool) -> int:
+    """Open ``path`` and lock it; retry until the locked file is still the one the path names.
+
+    A new file (``O_CREAT | O_EXCL``) is locked before anyone can see it: for ``Lock.adopt``, or ``discard``."""
     while True:
         with _guard:
             fd = open_regular(path, flags)
             _descriptors[fd] = None
         try:
-            _flock(fd, operation)
+            _flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
             if _identity(path) == _identity(fd):
                 return fd
         except BaseException:
@@ -151,20 +153,16 @@ def _open_locked(path: str, flags: int, operation: int) -> int:
         discard(fd)  # replaced or removed while we waited: lock what the path names now
 
 
-def create_locked(path: str) -> int:
-    """Create ``path`` (it must not exist) and lock it: a new file to ``Lock.adopt``, or to ``discard``."""
-    return _open_locked(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, fcntl.LOCK_EX)
-
-
 class Lock:
     """A ``flock`` held on one file: the descriptor that holds it, the file's identity, the thread that took it."""
 
     def __init__(self, fd: int, exclusive: bool) -> None:
         self.fd, self.exclusive, self.key, self.thread = fd, exclusive, _identity(fd), threading.get_ident()
+        self.turn = threading.RLock()  # taken by each of the holder's calls: one at a time, from any thread
         _descriptors[fd] = self
 
     def adopt(self, fd: int) -> None:
-        """Hold the lock through ``fd`` instead: a new file (see ``create_locked``) just renamed over the path.
+        """Hold the lock through ``fd`` instead: a new file (see ``open_locked``) just renamed over the path.
 
         The old file's lock is released; its waiters see that the path has moved on and lock the new one.
         """
@@ -174,20 +172,25 @@ class Lock:
 
 
 @contextmanager
-def locked(path: str, *, exclusive: bool, create: bool = False) -> Iterator[Lock]:
+def locked(path: str, *, exclusive: bool, create: bool = False, block: bool = False) -> Iterator[Lock]:
     """Hold ``flock`` on the file ``path`` names (shared or exclusive) for the ``with`` block.
 
     ``create`` makes an empty file if there is none. Re-entrant for its holder (see the module
-    docstring). Raises ``OSError`` (``FileNotFoundError``, ``IsADirectoryError``,
-    ``NotRegularFileError``, ``HeldInThisThreadError``, ...).
+    docstring), whose calls run one at a time (its threads too) unless ``block`` says the ``with``
+    block is the caller's own, which may ``await``. Raises ``OSError`` (``FileNotFoundError``,
+    ``IsADirectoryError``, ``NotRegularFileError``, ``HeldInThisThreadError``, ...).
     """
-    key = _identity(path)
-    mine = next((x for x in _mine.get() if x.key == key and _descriptors.get(x.fd) is x), None)
-    if mine is not None and (mine.exclusive or not exclusive):
-        yield mine
-        return
-    here = threading.get_ident()
-    if key is not None and any(x and x.key == key and x.thread == here for x in list(_descriptors.values())):
+    with ExitStack() as turns:
+        for x in _mine.get():
+            turns.enter_context(x.turn)  # no call of the holder sees another's save between rename and adopt
+        key = _identity(path)
+        mine = next((x for x in _mine.get() if x.key == key and _descriptors.get(x.fd) is x), None)
+        if mine is not None and (mine.exclusive or not exclusive):
+            if block:
+                turns.close()
+            yield mine
+            return
+    if any(x and x.key == key and x.thread == threading.get_ident() for x in list(_descriptors.values())):
         raise HeldInThisThreadError(
             errno.EDEADLK,
             "its lock is held by another task on this thread (a storage.lock block held across an await?), which "
@@ -195,7 +198,7 @@ def locked(path: str, *, exclusive: bool, create: bool = False) -> Iterator[Lock
             path,
         )
     flags = os.O_RDONLY | (os.O_CREAT if create else 0)
-    lock = Lock(_open_locked(path, flags, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH), exclusive)
+    lock = Lock(open_locked(path, flags, exclusive=exclusive), exclusive)
     _mine.set((*_mine.get(), lock))
     try:
         yield lock

@@ -309,8 +309,8 @@ def _file_name(path: str | os.PathLike[str]) -> str:
 def lock(path: str | os.PathLike[str]) -> Iterator[None]:
     """Hold the session file's inter-process lock for a ``load`` → change → ``save`` (or ``append``) cycle.
 
-    Inside the ``with`` block the holder's ``load``, ``save``, ``append`` and ``repair`` of the file
-    go ahead (the holder: this code, what it calls, and the asyncio tasks and ``asyncio.to_thread``
+    Inside the ``with`` block the holder's ``load``, ``save``, ``append`` and ``repair`` of the file go
+    ahead, one at a time (the holder: this code, what it calls, and the asyncio tasks and ``to_thread``
     calls it starts inside the block, which inherit its context); other threads and processes wait
     for the block to end, so nothing they append is dropped by the ``save``. Holding it across an
     ``await`` keeps it from the other tasks of the event loop, which cannot wait on the loop's own
@@ -320,7 +320,7 @@ def lock(path: str | os.PathLike[str]) -> Iterator[None]:
     name = _file_name(path)
     with contextlib.ExitStack() as stack:
         try:
-            stack.enter_context(files.locked(name, exclusive=True, create=True))
+            stack.enter_context(files.locked(name, exclusive=True, create=True, block=True))
         except OSError as e:
             raise _os_error(name, e, "lock") from e
         yield
@@ -500,7 +500,7 @@ def _replace(target: str, data: bytes, held: files.Lock) -> None:
     """Write ``data`` to a temporary file and rename it over ``target``, keeping ``held`` on the new file."""
     mode = os.fstat(held.fd).st_mode & 0o7777
     tmp = _temp_path(target)
-    fd = files.create_locked(tmp)  # locked before it appears under the name: no one can slip in
+    fd = files.open_locked(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, exclusive=True)  # locked before it is seen
     try:
         _write_all(fd, data)
         os.fchmod(fd, mode)
