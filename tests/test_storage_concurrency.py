@@ -335,3 +335,36 @@ def test_the_holders_calls_from_several_threads_run_one_at_a_time(
     assert _seconds_to_append(path, 5.0) < 2.0
     texts = [text_of(m) for m in storage.load(path).messages]
     assert len(texts) == 10 and len(set(texts[:9])) == 1 and texts[9] == "later"  # the last save, whole
+
+
+def test_a_child_forked_while_a_thread_of_the_holder_saves_waits_like_anyone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The child inherits the holder's context, but none of its locks, nor the turn a thread of the
+    # holder (which the child does not have) was taking when the fork happened.
+    path = str(tmp_path / "turn.jsonl")
+    storage.save(path, [user_text("start")])
+    rename, renamed = os.replace, threading.Event()
+
+    def slow_rename(src: str, dst: str) -> None:
+        rename(src, dst)
+        renamed.set()
+        time.sleep(0.2)
+
+    monkeypatch.setattr(os, "replace", slow_rename)
+    child = mp.get_context("fork").Process(target=storage.append, args=(path, [user_text("child")]))
+
+    async def holder() -> None:
+        with storage.lock(path):
+            save = asyncio.ensure_future(asyncio.to_thread(storage.save, path, [user_text("saved")]))
+            await asyncio.to_thread(renamed.wait, 5)
+            child.start()  # forked while the save holds its turn
+            await save
+
+    _in_a_thread(holder, limit=20)
+    child.join(timeout=10)
+    try:
+        assert child.exitcode == 0, "the child waited for a turn no thread of its own could give back"
+    finally:
+        child.kill()
+    assert [text_of(m) for m in storage.load(path).messages] == ["saved", "child"]

@@ -166,8 +166,9 @@ class Lock:
 
         The old file's lock is released; its waiters see that the path has moved on and lock the new one.
         """
-        old, self.fd, self.key = self.fd, fd, _identity(fd)
-        _descriptors[fd] = self
+        old = self.fd
+        _descriptors[fd] = self  # before self.fd moves: at no moment does the lock look released
+        self.fd, self.key = fd, _identity(fd)
         discard(old, self)
 
 
@@ -181,8 +182,9 @@ def locked(path: str, *, exclusive: bool, create: bool = False, block: bool = Fa
     ``IsADirectoryError``, ``NotRegularFileError``, ``HeldInThisThreadError``, ...).
     """
     with ExitStack() as turns:
-        for x in _mine.get():
-            turns.enter_context(x.turn)  # no call of the holder sees another's save between rename and adopt
+        for x in _mine.get():  # no call of the holder sees another's save between its rename and adopt
+            if _descriptors.get(x.fd) is x:  # still held (a forked child holds none, nor their turns)
+                turns.enter_context(x.turn)
         key = _identity(path)
         mine = next((x for x in _mine.get() if x.key == key and _descriptors.get(x.fd) is x), None)
         if mine is not None and (mine.exclusive or not exclusive):
@@ -197,8 +199,7 @@ def locked(path: str, *, exclusive: bool, create: bool = False, block: bool = Fa
             "waiting here would stall for good; to wait for it, run this call in a thread (asyncio.to_thread)",
             path,
         )
-    flags = os.O_RDONLY | (os.O_CREAT if create else 0)
-    lock = Lock(open_locked(path, flags, exclusive=exclusive), exclusive)
+    lock = Lock(open_locked(path, os.O_RDONLY | (os.O_CREAT if create else 0), exclusive=exclusive), exclusive)
     _mine.set((*_mine.get(), lock))
     try:
         yield lock
