@@ -304,22 +304,28 @@ def test_a_coroutine_waits_for_the_lock_through_to_thread_and_the_holders_own_ta
     assert [text_of(m) for m in storage.load(path).messages] == ["start", "task", "thread", "rewritten", "waited"]
 
 
-def test_the_holders_calls_from_several_threads_run_one_at_a_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def renamed(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Set when a save has renamed its new file over the path; the save then stays 0.2 s before handing
+    the lock over to the new file, as on a slow file system."""
+    rename, event = os.replace, threading.Event()
+
+    def slow_rename(src: str, dst: str) -> None:
+        rename(src, dst)
+        event.set()
+        time.sleep(0.2)
+
+    monkeypatch.setattr(os, "replace", slow_rename)
+    return event
+
+
+def test_the_holders_calls_from_several_threads_run_one_at_a_time(tmp_path: Path, renamed: threading.Event) -> None:
     # Threads the holder hands its context to (asyncio.to_thread) are the holder too. An append in
     # one of them while a save in another was between its rename and the lock's hand-over took the
     # new file for someone else's and waited for it forever.
     path = str(tmp_path / "threads.jsonl")
     storage.save(path, [user_text("start")])
-    rename, renamed = os.replace, threading.Event()
-
-    def slow_rename(src: str, dst: str) -> None:  # holds the save in that window, as a slow file system would
-        rename(src, dst)
-        renamed.set()
-        time.sleep(0.2)
-
-    monkeypatch.setattr(os, "replace", slow_rename)
+    renamed.clear()  # that save was not the one to watch
 
     async def holder() -> None:
         with storage.lock(path):
@@ -338,20 +344,13 @@ def test_the_holders_calls_from_several_threads_run_one_at_a_time(
 
 
 def test_a_child_forked_while_a_thread_of_the_holder_saves_waits_like_anyone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, renamed: threading.Event
 ) -> None:
     # The child inherits the holder's context, but none of its locks, nor the turn a thread of the
     # holder (which the child does not have) was taking when the fork happened.
     path = str(tmp_path / "turn.jsonl")
     storage.save(path, [user_text("start")])
-    rename, renamed = os.replace, threading.Event()
-
-    def slow_rename(src: str, dst: str) -> None:
-        rename(src, dst)
-        renamed.set()
-        time.sleep(0.2)
-
-    monkeypatch.setattr(os, "replace", slow_rename)
+    renamed.clear()  # that save was not the one to watch
     child = mp.get_context("fork").Process(target=storage.append, args=(path, [user_text("child")]))
 
     async def holder() -> None:
