@@ -122,8 +122,9 @@ slides/node_modules/.installed: slides/package.json slides/package-lock.json
 slides: venv slides/node_modules/.installed
 	$(PY) scripts/build_slides.py
 
+# constraints.txt pins what requirements*.txt pull in; the project itself (msgmodel-anthropic) is not one of them.
 lock: venv
-	$(PY) -m pip freeze --exclude-editable | grep -v '^msgmodel' > constraints.txt
+	$(PY) -m pip freeze --exclude-editable | grep -v -i -E '^msgmodel[-_]anthropic([ =@]|$$)' > constraints.txt
 
 clean:
 	rm -rf $(VENV) $(CLIENTS_VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -124,7 +124,7 @@ def write_markdown(results: dict[str, Any], path: Path, notes: str = "") -> None
         "## Reproduce",
         "",
         "```bash",
-        "make bench                       # prints the table, writes bench/results.json",
+        "make bench                       # prints the table, writes build/bench/results.json",
         ".venv/bin/python -m bench.run --publish   # also rewrites this file",
         "```",
     ]

@@ -9,8 +9,10 @@ from ``build/slides/reveal.js/``, copied from the npm package that ``slides/pack
 and widget-manager tags, which would come from a CDN. Widgets show their static HTML fallback.
 
 Fitted to a 1280×800 screen (``fit_to_screen``, on the deck's copy of the notebook; the committed
-notebook and its prose are untouched): a code cell longer than ``FOLD_LINES`` lines, or one that
-only imports, shows collapsed (``<details>``, one click away); a long markdown cell is cut into
+notebook and its prose are untouched): a code cell longer than ``FOLD_LINES`` lines, one that
+only imports, or one whose input the notebook hides (a ``hide-input`` tag or JupyterLab's
+``source_hidden``, the cells the careful reading clock counts no lines for) shows collapsed
+(``<details>``, one click away); a long markdown cell is cut into
 subslides at its ``###`` headings and, failing those, between paragraphs; an output taller than
 the screen scrolls in its own box. ``scripts/measure_slides.py`` measures every slide's height.
 
@@ -29,6 +31,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from build_notebooks import CODE_LINES
@@ -69,9 +72,12 @@ def exporter() -> SlidesExporter:
     return ex
 
 
-def fold_label(source: str) -> str | None:
-    """The summary a code cell shows collapsed, or None to show the code: long cells and setup-only cells."""
+def fold_label(source: str, metadata: dict[str, Any] | None = None) -> str | None:
+    """The summary a code cell shows collapsed, or None to show the code: hidden, long and setup-only cells."""
+    meta = metadata or {}
     lines = source.splitlines()
+    if "hide-input" in meta.get("tags", ()) or meta.get("jupyter", {}).get("source_hidden"):
+        return f"code, {len(lines)} lines, hidden in the notebook (click to show)"
     if len(lines) > FOLD_LINES:
         return f"code, {len(lines)} lines (click to show)"
     if lines and all(SETUP_LINE.match(line.strip()) for line in lines):
@@ -145,7 +151,7 @@ def fit_to_screen(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if kind == "skip":
             cells.append(cell)
         elif cell.cell_type == "code":
-            label = fold_label(cell.source)
+            label = fold_label(cell.source, cell.metadata)
             if label:
                 cell.metadata["slide_fold"] = label
             cells.append(cell)

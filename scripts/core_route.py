@@ -1,10 +1,11 @@
 """Print the series' core route, or write it into the README between its markers.
 
-    python scripts/core_route.py                  # print the route (chapter, core sections, minutes)
+    python scripts/core_route.py                  # print the route (chapter, careful minutes, core sections)
     python scripts/core_route.py --write-readme   # rewrite the README block <!-- core-route --> … <!-- /core-route -->
 
-The route is ``msgmodel.course.route.core_route()``, measured on ``notebooks/src/*.py`` (cells tagged
-``core``); ``tests/test_core_route.py`` checks that the README shows the same table.
+The route is ``msgmodel.course.route.core_route()``, measured on the built notebooks
+``notebooks/NN_*.ipynb`` (cells tagged ``core``, with their committed outputs) by the careful
+reading model; ``tests/test_core_route.py`` checks that the README shows the same table.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def readme_with_route(text: str, table: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    route = core_route(ROOT / "notebooks" / "src")
+    route = core_route(ROOT / "notebooks")
     if "--write-readme" in argv:
         text = README.read_text(encoding="utf-8")
         new = readme_with_route(text, route.markdown())

@@ -6,8 +6,8 @@
 Three blocks of the guide are generated, each between ``<!-- NAME -->`` and ``<!-- /NAME -->``:
 
 * ``lesson-plan``: the 90-minute lesson, one row per chapter of the core route
-  (``msgmodel.course.route.core_route()``: its core sections and minutes) with the demo to run
-  live (``DEMOS`` below), then the minutes left for questions;
+  (``msgmodel.course.route.core_route()``: its core sections and its minutes by the careful reading
+  model) with the demo to run live (``DEMOS`` below), then the minutes left for questions;
 * ``quiz-key``: the answer of every self-check question of chapter 06 (``QUIZ``);
 * ``drill-key``: the key points of every interview question of chapter 06 (``DRILL``).
 
@@ -38,7 +38,7 @@ DEMOS: dict[str, str] = {
     "02": "§4: ask both summaries what was read and what failed (0 of 7 key facts vs 7 of 7)",
     "03": "§5: mypy passes the `toolUseId` slip on `dict[str, Any]`, reports 2 errors with a TypedDict",
     "04": "§6: mypy finds the field read in the wrong branch and the forgotten block kind",
-    "05": "§3: chapter 01's conversation replayed on the new `compact`: HTTP 200",
+    "05": "§2: chapter 01's conversation replayed on the new `compact`: the cut moves back, HTTP 200",
     "06": "I5: the same in-place cleanup on frozen blocks raises `AttributeError`",
     "07": "§2: the table of which of 3 mistakes mypy catches, for 5 ways to write the model",
 }

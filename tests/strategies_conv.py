@@ -12,6 +12,9 @@
     way Claude Code stores it, one message per block (``a:[thinking] a:[text] a:[call A]
     a:[call B]``), which the API merges back into one turn.
 
+    With ``system=True`` a mid-conversation system message (``system_text``) sometimes follows a user
+    message that an assistant message follows, or ends the history (the newest models take both).
+
     With ``server_tools=True`` some assistant turns also hold server-side tool blocks (a
     ``server_tool_use`` for web search, web fetch or code execution, or an ``mcp_tool_use``),
     placed before the client calls. Each call's result (``web_search_tool_result``,
@@ -54,6 +57,7 @@ from msgmodel.core.message import (
     ToolUseBlock,
     assistant_msg,
     blocks_of,
+    system_text,
     tool_result_block,
     user_text,
 )
@@ -192,7 +196,7 @@ def _server_blocks(draw: _Draw, p: _Payloads, held: list[ContentBlock]) -> list[
 
 @st.composite
 def valid_conversations(
-    draw: _Draw, *, max_episodes: int = 5, max_rounds: int = 4, server_tools: bool = False
+    draw: _Draw, *, max_episodes: int = 5, max_rounds: int = 4, server_tools: bool = False, system: bool = False
 ) -> list[Message]:
     """A history the API accepts; see the module docstring for its shape."""
     p = _Payloads()
@@ -212,6 +216,17 @@ def valid_conversations(
             out.extend(_assistant_turn(draw, p, [], server()))
     if out[-1].role == "assistant":
         out.append(_prompt(draw, p))
+    return _with_system_messages(draw, p, out) if system else out
+
+
+def _with_system_messages(draw: _Draw, p: _Payloads, h: list[Message]) -> list[Message]:
+    """``h`` with a system message after some user messages that an assistant message (or nothing) follows."""
+    out: list[Message] = []
+    for i, m in enumerate(h):
+        out.append(m)
+        after = h[i + 1].role if i + 1 < len(h) else None
+        if m.role == "user" and after in ("assistant", None) and draw(st.integers(0, 3)) == 0:
+            out.append(system_text(p.text()))
     return out
 
 

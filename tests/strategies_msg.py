@@ -148,20 +148,21 @@ any_blocks: st.SearchStrategy[ContentBlock] = st.one_of(known_blocks, opaque_blo
 
 @st.composite
 def messages(draw: st.DrawFn) -> Message:
-    """A message of either role, with string content or a list of any blocks.
+    """A message of any role (user, assistant, now and then system), with string content or a list of any blocks.
 
     Roles and block placement are deliberately not protocol-valid (a tool_use in a user turn,
     say): the codec must carry whatever the model can hold; validity is protocol.py's job.
     """
+    role = draw(st.sampled_from(["user", "assistant", "user", "assistant", "system"]))
     if draw(st.booleans()):
         text = draw(texts)
-        if draw(st.booleans()):
+        if role == "user" and draw(st.booleans()):
             return user_text(text)
-        return Message(role="assistant", content=text)
+        return Message(role=role, content=text)
     blocks = draw(st.lists(any_blocks, max_size=4))
-    if draw(st.booleans()):
+    if role == "assistant" and draw(st.booleans()):
         return assistant_msg(blocks)
-    return Message(role="user", content=blocks)
+    return Message(role=role, content=blocks)
 
 
 message_lists: st.SearchStrategy[list[Message]] = st.lists(messages(), max_size=4)

@@ -48,20 +48,26 @@ def only_error(messages: object, rule: str) -> str:
     return str(violations[0])
 
 
-def test_the_dangling_tool_use_error_is_quoted_verbatim() -> None:
+def dangling() -> str:
     call = ToolUseBlock(id="toolu_01", name="run_tests", input={})
-    history = [user_text("Run the tests"), assistant_msg([call]), user_text("next")]
-    assert only_error(history, "dangling_tool_use") in code_blocks(sheet())
+    return only_error([user_text("Run the tests"), assistant_msg([call]), user_text("next")], "dangling_tool_use")
+
+
+def orphan() -> str:
+    return only_error([tool_result_msg([tool_result_block("toolu_01", "3 passed")])], "orphan_tool_result")
+
+
+def test_the_dangling_tool_use_error_is_quoted_verbatim() -> None:
+    assert dangling() in code_blocks(sheet())
 
 
 def test_the_orphan_tool_result_error_is_quoted_verbatim() -> None:
-    history = [tool_result_msg([tool_result_block("toolu_01", "3 passed")])]
-    assert only_error(history, "orphan_tool_result") in code_blocks(sheet())
+    assert orphan() in code_blocks(sheet())
 
 
 def test_every_quoted_error_is_one_validate_returns() -> None:
-    """No third, stale quotation: the sheet quotes exactly the two pairing errors."""
-    assert len(code_blocks(sheet())) == 2
+    """No third, stale quotation: the sheet's fenced blocks are exactly the two pairing errors ``validate`` returns."""
+    assert sorted(code_blocks(sheet())) == sorted([dangling(), orphan()])
 
 
 @pytest.mark.parametrize("name", [*CONSTRUCTORS, *READERS, *CODEC])

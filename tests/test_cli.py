@@ -323,8 +323,6 @@ def test_json_output_for_a_request_body_has_no_line(tmp_path: Path, capsys: pyte
 
 
 UNREADABLE = [
-    ("empty.json", "", "empty.json: empty file"),
-    ("blank.jsonl", " \n\n\t\n", "blank.jsonl: empty file"),
     ("prose.txt", "hello world", "prose.txt: not JSON (Expecting value: line 1 column 1 (char 0))"),
     (
         "comma.json",
@@ -375,11 +373,12 @@ def test_non_utf8_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert run(capsys, "check", "latin1.json") == (2, "", "latin1.json: not UTF-8 text (byte 0xe9 at offset 33)\n")
 
 
-def test_missing_file_and_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_file_and_an_empty_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "adir").mkdir()
     code, out, err = run(capsys, "check", "nope.json", "adir")
-    assert (code, out) == (2, "")
-    assert err == "nope.json: no such file\nadir: is a directory, not a file\n"
+    assert (code, out) == (2, "adir: no session files (*.jsonl, *.json) in this directory\n")
+    assert err == "nope.json: no such file\n"
+    assert run(capsys, "check", "adir") == (0, "adir: no session files (*.jsonl, *.json) in this directory\n", "")
 
 
 def test_permission_denied(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -566,7 +565,7 @@ def test_subprocess_reads_stdin(tmp_path: Path) -> None:
     done = _command("check", "-", cwd=tmp_path, stdin=jsonl(history()[2:]).encode())
     assert (done.returncode, done.stdout) == (1, f"<stdin>:1: {ORPHAN}\n{ORPHAN_HINT}\n")
     empty = _command("check", "-", cwd=tmp_path, stdin=b"")
-    assert (empty.returncode, empty.stderr) == (2, "<stdin>: empty file\n")
+    assert (empty.returncode, empty.stdout, empty.stderr) == (0, "<stdin>: ok (0 messages; an empty session)\n", "")
 
 
 class _EndlessStdin:
@@ -758,7 +757,8 @@ def test_subprocess_json_output_with_lone_surrogates_is_valid(tmp_path: Path) ->
     )
     done = _command("check", "--json", "lone.jsonl", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (2, f"lone.jsonl:2: line is not JSON ({LONE_SURROGATE})\n")
-    assert [(f["file"], f["rule"]) for f in json.loads(done.stdout)] == [("lone.jsonl:2", "unreadable_input")]
+    found = [(f["file"], f["line"], f["rule"]) for f in json.loads(done.stdout)]
+    assert found == [("lone.jsonl", 2, "unreadable_input")]
 
 
 @pytest.mark.parametrize(
@@ -781,4 +781,4 @@ def test_a_claude_code_line_left_out_as_unreadable_is_reported_not_ok(
     assert err.startswith(f"s.jsonl:4: line left out: {reason}")
     code, out, _ = run(capsys, "check", "--json", "s.jsonl")
     (finding,) = json.loads(out)
-    assert code == 2 and (finding["file"], finding["rule"]) == ("s.jsonl:4", "unreadable_input")
+    assert code == 2 and (finding["file"], finding["line"], finding["rule"]) == ("s.jsonl", 4, "unreadable_input")

@@ -10,14 +10,19 @@ from typing import Any, Final
 import pytest
 
 from msgmodel.core.compact import (
+    CLEARED_RESULT,
     INTERRUPTED_RESULT,
     SUMMARY_FRAMING,
     SUMMARY_INSTRUCTIONS,
     SUMMARY_MODEL,
+    CompactionBudgetError,
     CompactionError,
+    CompactionWarning,
     RepairNote,
+    clear_tool_results,
     compact,
     compact_with_provenance,
+    estimate_tokens,
     plan_compaction,
     repair,
     summarizer_from_client,
@@ -27,14 +32,21 @@ from msgmodel.core.message import (
     Message,
     TextBlock,
     ThinkingBlock,
+    ToolResultBlock,
     ToolUseBlock,
     assistant_msg,
+    blocks_of,
     from_api,
     is_clean_user_start,
+    result_text,
+    text_of,
     to_api,
+    to_json,
     tool_result_block,
     tool_result_msg,
+    tool_results_of,
     transcript_of,
+    user_msg,
     user_text,
 )
 from msgmodel.core.protocol import validate
@@ -154,14 +166,30 @@ def test_keep_recent_at_least_the_history_changes_nothing(keep: int) -> None:
     assert not c.summarized and spy.seen == [] and c.replaced == (0, 0)
 
 
-def test_no_clean_user_start_after_the_first_message_keeps_everything() -> None:
+def test_one_long_tool_loop_is_cut_before_an_assistant_turn() -> None:
+    # Review M3: one prompt and a long tool loop has no clean user start after the first message, so
+    # keep_recent=1..10 summarized nothing (silently). Now the window opens on an assistant turn whose
+    # tool pairs all lie inside it, after the summary: the latest pair is kept and the history is valid.
+    h = [user_text("Do the whole migration."), *[m for i in range(6) for m in loop(f"toolu_{i}")]]
+    for keep in range(1, len(h)):
+        c = compact_with_provenance(h, keep_recent=keep, summarize=Spy())
+        assert c.summarized and c.cut == "turn" and c.reached
+        assert c.kept_from == max(i for i in range(1, len(h) - keep + 1) if h[i].role == "assistant")
+        assert c.messages[-2:] == tuple(h[-2:]) and validate(list(c.messages)) == []
+    assert compact(h, keep_recent=0, summarize=Spy()) == [summary_message(Spy().reply)]
+
+
+def test_the_clean_start_rule_alone_says_when_it_cannot_cut() -> None:
     h = [user_text("Do the whole migration."), *[m for i in range(6) for m in loop(f"toolu_{i}")]]
     spy = Spy()
-    for keep in range(1, len(h)):
-        c = compact_with_provenance(h, keep_recent=keep, summarize=spy)
-        assert list(c.messages) == h and not c.summarized
-    assert spy.seen == []
-    assert compact(h, keep_recent=0, summarize=spy) == [summary_message(spy.reply)]
+    c = compact_with_provenance(h, keep_recent=3, summarize=spy, clean_only=True)
+    assert list(c.messages) == h and not c.summarized and spy.seen == []
+    assert c.shortfall is not None and c.shortfall.reason == "no_cut" and not c.reached
+    with pytest.warns(CompactionWarning, match="no cut keeps 3 recent message"):
+        assert compact(h, keep_recent=3, summarize=spy, clean_only=True) == h
+    with pytest.raises(CompactionBudgetError) as err:
+        compact(h, keep_recent=3, summarize=spy, clean_only=True, strict=True)
+    assert list(err.value.compaction.messages) == h
 
 
 def test_thinking_before_tool_use_at_the_cut_stays_with_its_call() -> None:
@@ -191,7 +219,8 @@ def test_string_and_list_prompts_are_both_clean_starts() -> None:
         answer("Sure again."),
     ]
     assert plan_compaction(h, keep_recent=1).kept_from == 2
-    assert plan_compaction(h, keep_recent=3).kept_from == 0
+    assert plan_compaction(h, keep_recent=3, clean_only=True).kept_from == 0
+    assert (plan_compaction(h, keep_recent=3).kept_from, plan_compaction(h, keep_recent=3).cut) == (1, "turn")
 
 
 def test_a_prompt_after_tool_results_is_a_clean_start() -> None:
@@ -223,7 +252,7 @@ def test_a_summarizer_returning_no_string_is_refused() -> None:
         (2.0, "got 2.0 of type float"),
         (True, "got True of type bool"),
         ("3", "got '3' of type str"),
-        (None, "got None of type NoneType"),
+        ([3], "got \\[3\\] of type list"),
     ],
 )
 def test_a_keep_recent_that_is_not_a_whole_number_is_refused(keep_recent: object, why: str) -> None:
@@ -367,6 +396,160 @@ def test_provenance_is_data() -> None:
     assert [c.origin_of(i) for i in range(1, len(c.messages))] == [4, 5, 6, 7, 8]
     with pytest.raises(IndexError):
         c.origin_of(len(c.messages))
+
+
+# ---------------------------------------------------------------------------------------
+# A token budget, old tool results shortened, and saying when it falls short (review M3, m12)
+# ---------------------------------------------------------------------------------------
+
+
+def _long_loop(rounds: int = 30, output: str = "x" * 400) -> list[Message]:
+    """One prompt and a long tool loop, the history a coding agent most needs to shrink (61 messages)."""
+    return [user_text("Migrate the project."), *[m for i in range(rounds) for m in loop(f"toolu_{i:02d}", output)]]
+
+
+def test_estimate_tokens_is_the_local_apis_convention() -> None:
+    from msgmodel.api.limits import tokens_of
+
+    h = _long_loop(3)
+    assert estimate_tokens(h) == tokens_of(to_json(h)) == -(-len(to_json(h)) // 4)
+
+
+def test_a_token_budget_keeps_the_longest_window_that_fits() -> None:
+    h = _long_loop()
+    budget = 2000
+    c = compact_with_provenance(h, max_tokens=budget, summarize=Spy())
+    assert c.summarized and c.cut == "turn" and c.reached
+    assert c.window_tokens == estimate_tokens(h[c.kept_from :]) <= budget
+    # one more turn would not fit: the window is the longest within the budget
+    assert estimate_tokens(h[c.kept_from - 2 :]) > budget
+    assert validate(list(c.messages)) == [] and c.messages[-2:] == tuple(h[-2:])
+
+
+def test_a_history_within_the_budget_is_left_alone() -> None:
+    h = _long_loop(2)
+    spy = Spy()
+    c = compact_with_provenance(h, max_tokens=estimate_tokens(h), summarize=spy)
+    assert list(c.messages) == h and not c.summarized and c.reached and spy.seen == []
+
+
+def test_a_clean_start_within_the_budget_is_preferred_to_a_turn() -> None:
+    h = [*TWO_EPISODES[:-1], *_long_loop(2)]
+    start = len(TWO_EPISODES) - 1
+    c = compact_with_provenance(h, max_tokens=estimate_tokens(h[start:]), summarize=Spy())
+    assert (c.kept_from, c.cut) == (start, "clean")
+
+
+def test_an_unreachable_budget_keeps_the_latest_pair_and_says_so() -> None:
+    h = _long_loop(5)
+    with pytest.warns(CompactionWarning, match=r"counts \d+ tokens, over max_tokens=10"):
+        out = compact(h, max_tokens=10, summarize=Spy())
+    assert out[1:] == h[-2:] and validate(out) == []
+    c = compact_with_provenance(h, max_tokens=10, summarize=Spy())
+    assert (
+        c.shortfall is not None and c.shortfall.reason == "over_budget" and c.shortfall.window_tokens == c.window_tokens
+    )
+    with pytest.raises(CompactionBudgetError, match="over max_tokens=10") as err:
+        compact(h, max_tokens=10, summarize=Spy(), strict=True)
+    assert err.value.compaction.messages[1:] == tuple(h[-2:])
+
+
+def test_keep_recent_is_a_floor_under_a_budget() -> None:
+    h = _long_loop(5)
+    c = compact_with_provenance(h, max_tokens=10, keep_recent=5, summarize=Spy())
+    assert len(c.messages) - 1 >= 5 and c.shortfall is not None
+    c = compact_with_provenance(h, max_tokens=10, keep_recent=0, summarize=Spy())  # an empty window fits anything
+    assert list(c.messages) == [summary_message(Spy().reply)] and c.cut == "empty" and c.reached
+
+
+def test_a_model_token_counter_is_called_a_logarithmic_number_of_times() -> None:
+    h = _long_loop(60)
+    calls: list[int] = []
+
+    def count(ms: Sequence[Message]) -> int:
+        calls.append(len(ms))
+        return 100 * len(ms)
+
+    c = compact_with_provenance(h, max_tokens=1000, count_tokens=count, summarize=Spy())
+    assert c.window_tokens == 100 * (len(c.messages) - 1) == 1000 and c.kept_from == len(h) - 10
+    assert len(calls) <= 12  # the whole history, a bisection over 60 cuts, and the window chosen
+
+
+def test_old_tool_results_are_shortened_instead_of_dropping_turns() -> None:
+    h = _long_loop(10, output="y" * 2000)
+    spy = Spy()
+    budget = estimate_tokens(h) // 2
+    c = compact_with_provenance(h, max_tokens=budget, clear_results=3, summarize=spy)
+    assert not c.summarized and spy.seen == [] and c.reached and len(c.messages) == len(h)
+    assert c.window_tokens is not None and c.window_tokens <= budget
+    results = [r for m in c.messages for r in tool_results_of(m)]
+    assert c.cleared == tuple(r.tool_use_id for r in results[: len(c.cleared)])  # oldest first
+    assert 0 < len(c.cleared) <= 7 and all(result_text(r) == CLEARED_RESULT for r in results[: len(c.cleared)])
+    assert all(result_text(r) == "y" * 2000 for r in results[-3:])  # the latest three untouched
+    assert validate(list(c.messages)) == []
+    # Only as many as the budget needs: one fewer would not fit.
+    fewer = clear_tool_results(h, keep=3)
+    assert len(fewer.cleared) == 7
+
+
+def test_clearing_spares_excluded_tools_and_keeps_ids_flags_and_extras() -> None:
+    call = ToolUseBlock("toolu_m", "memory", {})
+    trace = "Traceback (most recent call last):\n" + "  File ...\n" * 20
+    failed = ToolResultBlock("toolu_f", trace, is_error=True, extra={"cache_control": {"type": "ephemeral"}})
+    memory = "remember this: " + "the port is 8080. " * 10
+    h = [
+        user_text("Go."),
+        assistant_msg([call, ToolUseBlock("toolu_f", "bash", {})]),
+        user_msg([tool_result_block("toolu_m", memory), failed, TextBlock("and a note")]),
+        *loop("toolu_last"),
+    ]
+    done = clear_tool_results(h, keep=1, exclude_tools=["memory"])
+    assert done.cleared == ("toolu_f",)
+    (kept, cleared) = tool_results_of(done.messages[2])
+    assert result_text(kept) == memory
+    assert clear_tool_results([user_text("Go."), *loop("t1", "ok"), *loop("t2")], keep=1).cleared == ()  # too short
+    assert (cleared.tool_use_id, cleared.is_error, cleared.extra, result_text(cleared)) == (
+        "toolu_f",
+        True,
+        {"cache_control": {"type": "ephemeral"}},
+        CLEARED_RESULT,
+    )
+    assert text_of(done.messages[2]) == "and a note" and validate(list(done.messages)) == []
+    assert clear_tool_results(list(done.messages), keep=1, exclude_tools=["memory"]).cleared == ()  # idempotent
+
+
+def test_the_summary_reads_the_original_results_not_the_shortened_ones() -> None:
+    h = [*_long_loop(6, output="secret-output"), user_text("Next.")]
+    c = compact_with_provenance(h, keep_recent=1, clear_results=1, summarize=Spy())
+    assert "secret-output" in c.transcript and CLEARED_RESULT not in c.transcript
+
+
+def test_a_turn_cut_opens_the_window_as_its_tool_loop_was_opened() -> None:
+    # With thinking enabled the turn that opens a pending tool loop must begin with its thinking block.
+    h = [user_text("Go."), *loop("toolu_1", think="plan"), *loop("toolu_2"), *loop("toolu_3", think="again")]
+    assert validate(h, thinking="enabled") == []
+    c = compact_with_provenance(h, keep_recent=2, summarize=Spy())
+    assert c.kept_from == 5 and isinstance(blocks_of(c.messages[1])[0], ThinkingBlock)
+    assert validate(list(c.messages), thinking="enabled") == []
+    # the turn without thinking (index 3) never opens a window: the loop's opener began with thinking
+    assert plan_compaction(h, keep_recent=4).kept_from == 1
+    # a loop opened without thinking may be cut before any of its turns
+    plain = [user_text("Go."), *loop("toolu_1"), *loop("toolu_2", think="late"), *loop("toolu_3")]
+    assert plan_compaction(plain, keep_recent=2).kept_from == 5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({}, "give keep_recent"),
+        ({"max_tokens": 0}, "max_tokens must be >= 1"),
+        ({"max_tokens": 10.0}, "max_tokens must be a whole number of tokens"),
+        ({"max_tokens": 10, "count_tokens": lambda ms: -1}, "count_tokens must return a whole number"),
+    ],
+)
+def test_bad_budgets_are_refused(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(CompactionError, match=match):
+        compact(_long_loop(3), summarize=Spy(), **kwargs)
 
 
 def test_provenance_of_a_compaction_that_changed_nothing() -> None:
@@ -589,8 +772,10 @@ def test_compact_never_cuts_a_server_result_from_its_call(use: dict[str, Any], r
     h = _server_history(use, result)
     assert validate(h) == []
     # The clean user start at 2 would leave the result at 3 without its call at 1.
-    assert plan_compaction(h, keep_recent=2).kept_from == 0
-    assert compact(h, keep_recent=2, summarize=Spy()) == h
+    assert plan_compaction(h, keep_recent=2, clean_only=True).kept_from == 0
+    assert compact_with_provenance(h, keep_recent=2, summarize=Spy(), clean_only=True).messages == tuple(h)
+    # The assistant turn holding the call opens a window that keeps the pair whole.
+    assert plan_compaction(h, keep_recent=2).kept_from == 1
     # A cut after the result is fine.
     assert plan_compaction(h, keep_recent=1).kept_from == 4
     for k in range(len(h) + 1):

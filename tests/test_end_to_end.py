@@ -1,8 +1,8 @@
 """End to end, through the official ``anthropic`` SDK and the local Messages API (``msgmodel.api.server``).
 
-The step-29/30 exhibits (``msgmodel.course.legacy``) hit the live API's 400s exactly as the original step-31 tutorial
-tells it; the rebuilt engine (``msgmodel.core.engine``) runs the same kind of session for
-dozens of tool-using turns with compaction and is never refused.
+The step-29/30 exhibits (``msgmodel.course.legacy``) hit the local API's 400s (worded as the live API's public
+captures) for the bugs the original step-31 tutorial names; the rebuilt engine (``msgmodel.core.engine``) runs the
+same kind of session for dozens of tool-using turns with compaction and is never refused.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from msgmodel.core.message import (
     Message,
     from_api,
     text_of,
+    to_json,
     tool_result_msg,
     tool_results_of,
     tool_uses_of,
@@ -226,9 +227,14 @@ def test_compaction_event_carries_the_new_history() -> None:
 def test_character_budget_triggers_compaction() -> None:
     config = EngineConfig(compact_at_messages=None, compact_at_chars=1500, keep_recent=2)
     engine = engine_for([[0], None] * 4, config)
+    sizes = []
     for i in range(4):
         engine.run_sync(f"prompt {i}")
+        sizes.append(len(to_json(list(engine.history))))
     assert engine.compactions >= 1
+    # each compaction ran once the history's JSON passed the budget, and left a valid history behind
+    assert validate([*engine.history, user_text("next")]) == []
+    assert min(sizes) < 1500
 
 
 def test_default_summarizer_asks_the_client_without_tools() -> None:

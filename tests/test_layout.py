@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import shutil
@@ -35,11 +34,16 @@ from msgmodel.core.message import (
     result_text,
     tool_result_block,
 )
-from msgmodel.course.knowledge import Bypass, ScanError, scan_model_bypasses
+from msgmodel.course.knowledge import Bypass, ScanError, exhaustive_block_matches, scan_model_bypasses
 
 PACKAGE = Path(msgmodel.__file__).parent
 ROOT = PACKAGE.parent
-CORE_LINE_BUDGET = 6000
+# Raised from 6000 for issue 24, the library features of the core: constructors that check their
+# arguments, SDK objects read by the validator, mid-conversation system messages, compaction of one
+# long tool loop (cuts before an assistant turn, a token budget, clearing old tool results),
+# session headers, and `check` on directories. Moving a layer out instead (cli, claude_code) would
+# not make the layers clearer: both are core commands and readers built only on the model.
+CORE_LINE_BUDGET = 7000
 _WORDS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
 NUMBER_WORDS = {w: i for i, w in enumerate(_WORDS.split(" "))}
 
@@ -191,29 +195,58 @@ def test_the_stated_number_of_block_kinds_is_the_unions() -> None:
             assert NUMBER_WORDS[word] == expected[m.group(2)], m.group(0)
 
 
+def _prose_files() -> list[Path]:
+    """The README and every document of docs/ (the site shows them all)."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "docs" / "site" / "index.md"]
+
+
+def test_every_stated_count_in_the_readme_and_the_docs_is_the_packages() -> None:
+    """Counts of block kinds, constructors, readers and drill questions, in words or digits, README and docs/ alike.
+
+    docs/survey.md once said msgmodel has 10 readers when it had 14: a table cell no word-scan saw.
+    """
+    from msgmodel.course.exercises.ch06 import DRILL
+
+    known = [c for c in get_args(ContentBlock) if c is not OpaqueBlock]
+    expected = {"content blocks": len(known), "constructors": len(CONSTRUCTORS), "readers": len(READERS)}
+    number = rf"(\d+|{'|'.join(NUMBER_WORDS)})"
+    for path in _prose_files():
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(rf"\b{number} (content blocks|constructors|readers)\b", text, re.I):
+            said = m.group(1).lower()
+            assert int(said) if said.isdigit() else NUMBER_WORDS[said] == expected[m.group(2).lower()], (
+                f"{path.name}: {m.group(0)!r}"
+            )
+        for m in re.finditer(rf"\b{number} (?:interview |follow-up )?questions \(I1–I(\d+)\)", text, re.I):
+            said = m.group(1).lower()
+            assert (int(said) if said.isdigit() else NUMBER_WORDS[said]) == int(m.group(2)) == len(DRILL), m.group(0)
+        for m in re.finditer(r"chapter 06 \(I1–I(\d+)\)", text):  # "the decisions of chapter 06 (I1–I15)"
+            assert int(m.group(1)) == len(DRILL), f"{path.name}: {m.group(0)!r}"
+        lines = text.splitlines()
+        for i, line in enumerate(lines):  # a table with Constructors and Readers columns: msgmodel's row
+            head = [c.strip().lower() for c in line.strip().strip("|").split("|")]
+            if "constructors" in head and "readers" in head:
+                rows = [r for r in lines[i + 2 :] if r.startswith("|")]
+                mine = next((r for r in rows if "**msgmodel**" in r), None)
+                if mine:
+                    cells = [c.strip() for c in mine.strip().strip("|").split("|")]
+                    assert cells[head.index("constructors")] == str(len(CONSTRUCTORS)), f"{path.name}: {mine}"
+                    assert cells[head.index("readers")] == str(len(READERS)), f"{path.name}: {mine}"
+
+
+def test_the_count_check_reads_survey_tables() -> None:
+    text = (ROOT / "docs" / "survey.md").read_text(encoding="utf-8")
+    assert "| **msgmodel** |" in text and "| Constructors | Readers |" in text
+
+
 def test_the_chapters_keep_the_rule_they_teach() -> None:
     bypasses = scan_model_bypasses(ROOT / "notebooks" / "src")
     assert bypasses == [], "a chapter builds or reads a Message by hand:\n" + "\n".join(map(str, bypasses))
 
 
-def _exhaustive_block_matches(package: Path) -> set[tuple[str, str]]:
-    """Functions that ``match`` on the block classes and end in ``assert_never`` (chapter 06's scan)."""
-    classes = {"TextBlock", "ThinkingBlock", "ToolUseBlock", "ToolResultBlock", "OpaqueBlock"}
-    found: set[tuple[str, str]] = set()
-    for path in sorted(package.rglob("*.py")):
-        for f in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(f, ast.FunctionDef):
-                continue
-            nodes = list(ast.walk(f))
-            never = any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "assert_never" for n in nodes)
-            if never and any(isinstance(n, ast.MatchClass) and getattr(n.cls, "id", "") in classes for n in nodes):
-                found.add((path.relative_to(package.parent).as_posix(), f.name))
-    return found
-
-
 @pytest.mark.slow
 def test_a_sixth_block_kind_is_flagged_by_mypy_exactly_where_chapter_06_says(tmp_path: Path) -> None:
-    """Chapter 06 (I4) lists what mypy flags when a block kind is added; this adds one and runs mypy."""
+    """Chapter 06 (I4) lists what mypy flags in the library when a block kind is added; this adds one and runs mypy."""
     from mypy import api as mypy_api
 
     shutil.copytree(PACKAGE, tmp_path / "msgmodel", ignore=shutil.ignore_patterns("__pycache__"))
@@ -237,18 +270,20 @@ def test_a_sixth_block_kind_is_flagged_by_mypy_exactly_where_chapter_06_says(tmp
     finally:
         os.chdir(cwd)
     assert status == 1
-    flagged = set()
+    errors = []  # one (file, function) per error line, so "N errors" counts errors, not functions
     for line in out.splitlines():
         m = re.match(r"(msgmodel/\S+\.py):(\d+): error: .*assert_never.*CitationBlock", line)
         if m:
             lines = (tmp_path / m.group(1)).read_text(encoding="utf-8").splitlines()
             at = int(m.group(2))
             name = next(ln for ln in reversed(lines[:at]) if re.match(r"\s*def ", ln))
-            flagged.add((m.group(1), re.search(r"def (\w+)", name).group(1)))  # type: ignore[union-attr]
-    assert flagged == _exhaustive_block_matches(PACKAGE)
+            errors.append((m.group(1), re.search(r"def (\w+)", name).group(1)))  # type: ignore[union-attr]
+    scanned = {(f, n) for f, names in exhaustive_block_matches(PACKAGE).items() for n in names}
+    assert set(errors) == scanned  # chapter 06's scan finds exactly what mypy flags
+    library = [(f, n) for f, n in errors if not f.startswith("msgmodel/course/")]
     chapter = (ROOT / "notebooks" / "src" / "06_interview_followups.py").read_text(encoding="utf-8")
-    files = {f for f, _ in flagged}
-    assert f"**{len(flagged)} errors in {len(files)} files**" in chapter
-    for f, name in flagged:
+    files = {f for f, _ in library}
+    assert f"**{len(library)} errors in {len(files)} files**" in chapter
+    for f, name in library:
         row = next(ln for ln in chapter.splitlines() if ln.startswith(f"# | `{f}` |"))
         assert f"`{name}`" in row, (f, name)

@@ -99,3 +99,31 @@ def test_a_disagreement_shows_as_a_cross() -> None:
 def test_the_data_ships_with_the_package() -> None:
     assert importlib.resources.files("msgmodel").joinpath("data/live_api_errors.json").is_file()
     assert '"data/*"' in (ROOT / "pyproject.toml").read_text()
+
+
+# ---------------------------------------------------------------------------------------
+# What the project says of the validator is exactly what these captures show
+# ---------------------------------------------------------------------------------------
+
+_WORDS = {"six": 6, "fifteen": 15}
+CLAIMS = {
+    "README.md": ROOT / "README.md",
+    "pyproject.toml": ROOT / "pyproject.toml",
+    "the site's front page": ROOT / "docs" / "site" / "index.md",
+    "chapter 00": ROOT / "notebooks" / "src" / "00_start_here.py",
+    "chapter 01": ROOT / "notebooks" / "src" / "01_orphan_tool_result.py",
+}
+
+
+@pytest.mark.parametrize("where", CLAIMS)
+def test_every_claim_of_agreement_names_the_captures_it_rests_on(where: str) -> None:
+    """The validator "agrees with the live API" only as far as the shipped captures show: say how many, not "every"."""
+    text = re.sub(r"\s+", " ", CLAIMS[where].read_text(encoding="utf-8").replace("\n# ", " "))
+    counts = [int(n) for n in re.findall(r"\b(\d+) (?:such )?(?:public )?captures\b", text)]
+    assert counts, f"{where} does not say how many public captures the validator matches"
+    assert set(counts) == {len(CAPTURES)}, f"{where} says {counts} captures; the data holds {len(CAPTURES)}"
+    assert all(c.agrees for c in CAPTURES)
+    for said in re.findall(r"\((\d+|six) open questions\)", text):
+        assert (int(said) if said.isdigit() else _WORDS[said]) == len(QUESTIONS), where
+    for wide in ("agrees with the live Anthropic Messages API, word for word", "every public capture"):
+        assert wide not in text, f"{where} claims more than the captures show: {wide!r}"

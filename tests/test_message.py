@@ -623,7 +623,7 @@ def _retyped_opaque() -> OpaqueBlock:
         (Message(role="user", content=[ToolResultBlock("t1", "", extra={"content": "boom"})]), "$[0].content[0]"),
         (Message(role="user", content=[ToolResultBlock("t1", "ok", extra={"is_error": True})]), "$[0].content[0]"),
         (Message(role="assistant", content=[msgspec.structs.replace(TextBlock("a"), text=5)]), "$[0].content[0].text"),
-        (Message(role="system", content="x"), "$[0].role"),  # type: ignore[arg-type]
+        (Message(role="tool", content="x"), "$[0].role"),  # type: ignore[arg-type]
         (Message(role="user", content=[1]), "$[0].content[0]"),  # type: ignore[list-item]
         (Message(role="user", content=None), "$[0].content"),  # type: ignore[arg-type]
         (Message(role="user", content=[_retyped_opaque()]), "$[0].content[0]"),
@@ -749,6 +749,7 @@ def _msg(*blocks: Any, role: str = "user") -> dict[str, Any]:
 _OK_USER = {"role": "user", "content": "fine"}
 _OK_ASSISTANT = {"role": "assistant", "content": [{"type": "text", "text": "fine"}]}
 _PAD = [_OK_USER, _OK_ASSISTANT, _OK_USER]  # puts the bad message at index 3
+_ROLES = "expected 'user', 'assistant' or 'system'"
 
 DECODE_CASES: list[tuple[str, Any, str, str]] = [
     # (id, document, path, expected)
@@ -760,10 +761,9 @@ DECODE_CASES: list[tuple[str, Any, str, str]] = [
     ("msg-array", [_OK_USER, []], "$[1]", "expected a message object, got an array"),
     ("msg-bool", [True], "$[0]", "expected a message object, got a boolean"),
     ("role-missing", [{"content": "x"}], "$[0].role", "missing required field `role`"),
-    ("role-system", [{"role": "system", "content": "x"}], "$[0].role", "expected 'user' or 'assistant', got 'system'"),
-    ("role-tool", [*_PAD, {"role": "tool", "content": "x"}], "$[3].role", "expected 'user' or 'assistant', got 'tool'"),
-    ("role-number", [{"role": 1, "content": "x"}], "$[0].role", "expected 'user' or 'assistant', got 1"),
-    ("role-null", [{"role": None, "content": "x"}], "$[0].role", "expected 'user' or 'assistant', got None"),
+    ("role-tool", [*_PAD, {"role": "tool", "content": "x"}], "$[3].role", f"{_ROLES}, got 'tool'"),
+    ("role-number", [{"role": 1, "content": "x"}], "$[0].role", f"{_ROLES}, got 1"),
+    ("role-null", [{"role": None, "content": "x"}], "$[0].role", f"{_ROLES}, got None"),
     ("content-missing", [{"role": "user"}], "$[0].content", "missing required field `content`"),
     (
         "content-number",
@@ -1014,9 +1014,9 @@ def test_invalid_json_is_a_decode_error_at_the_root(data: bytes, detail: str) ->
 
 def test_decode_error_source_is_prefixed() -> None:
     with pytest.raises(DecodeError) as info:
-        from_json(b'[{"role":"system","content":"x"}]', source="session.json")
+        from_json(b'[{"role":"tool","content":"x"}]', source="session.json")
     assert info.value.source == "session.json"
-    assert str(info.value) == "session.json: $[0].role: expected 'user' or 'assistant', got 'system'"
+    assert str(info.value) == f"session.json: $[0].role: {_ROLES}, got 'tool'"
     with pytest.raises(DecodeError, match=r"^bad\.json: \$: expected valid JSON"):
         from_json(b"{", source="bad.json")
     with pytest.raises(DecodeError, match=r"^api: \$\[0\]\.content: missing"):

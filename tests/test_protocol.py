@@ -1034,8 +1034,8 @@ def test_validate_request_reads_thinking_and_model() -> None:
 
 
 def test_check_returns_none_when_clean() -> None:
-    check([u("hi")])  # no exception
-    check_request(_body())
+    assert check([u("hi")]) is None
+    assert check_request(_body()) is None
 
 
 def test_check_raises_protocol_error_with_the_first_violation() -> None:

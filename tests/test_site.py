@@ -162,6 +162,17 @@ def test_chapters_show_the_widgets_static_fallback(site: Path) -> None:
     assert seen >= 4  # chapters 01, 02, 05 and 06 have widgets
 
 
+def test_the_drills_model_answers_are_on_the_site(site: Path) -> None:
+    """Chapter 06's drill: every model answer is on the static page (folded), not only behind the live button."""
+    import html
+
+    from msgmodel.course.exercises.ch06 import DRILL
+
+    text = (site / "notebooks" / "06_interview_followups.html").read_text(encoding="utf-8")
+    missing = [d.question for d in DRILL if html.escape(d.answer) not in text]
+    assert not missing, f"model answers missing from the site: {missing}"
+
+
 def test_chapters_have_one_title_and_no_bogus_headings(site: Path, pages: dict[Path, Page]) -> None:
     for chapter in CHAPTERS:
         page = pages[site / "notebooks" / f"{chapter.stem}.html"]

@@ -83,6 +83,17 @@ def test_static_slides_load_nothing_remote(ch: build_notebooks.Chapter) -> None:
     assert page.count("<section") >= build_slides.slide_count(nb) > 3
 
 
+def test_the_drills_model_answers_are_on_the_static_deck() -> None:
+    """Chapter 06's drill is on the core route: its static slides carry every model answer (folded)."""
+    import html
+
+    from msgmodel.course.exercises.ch06 import DRILL
+
+    nb = build_slides.fit_to_screen(nbformat.read(build_notebooks.NOTEBOOKS / "06_interview_followups.ipynb", 4))
+    page, _ = build_slides.exporter().from_notebook_node(nb, resources={"metadata": {"name": "06"}})
+    assert all(html.escape(d.answer) in page for d in DRILL)
+
+
 def test_restamping_copies_the_slide_metadata_and_keeps_the_outputs() -> None:
     fresh = nbformat.v4.new_notebook(cells=[cell("markdown", "# T"), cell("code", "x = 1")])
     build_notebooks.add_slide_metadata(fresh)
@@ -116,6 +127,9 @@ def test_long_and_setup_only_code_folds_on_the_deck() -> None:
     assert build_slides.fold_label("x = 1\nprint(x)") is None
     assert build_slides.fold_label("import json\n\nfrom msgmodel import user_text  # the constructor") is not None
     assert build_slides.fold_label("import json\nprint(json.dumps(1))") is None
+    # a cell whose input the notebook hides (and the reading clock does not count) folds on the deck too
+    assert build_slides.fold_label("x = 1", {"tags": ["core", "hide-input"]}) is not None
+    assert build_slides.fold_label("x = 1", {"jupyter": {"source_hidden": True}}) is not None
 
 
 def test_markdown_pages_cut_at_sections_and_long_prose_and_lose_no_text() -> None:

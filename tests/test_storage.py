@@ -225,7 +225,7 @@ def test_complete_last_line_without_newline_loads(path: Path) -> None:
     [
         (b"{not json", "$: expected one JSON object per line"),
         (b'{"role": "user"}', "$.content: missing required field `content`"),
-        (b'{"role": "system", "content": "x"}', "$.role: expected 'user' or 'assistant', got 'system'"),
+        (b'{"role": "tool", "content": "x"}', "$.role: expected 'user', 'assistant' or 'system', got 'tool'"),
         (b'[{"role": "user", "content": "x"}]', "$: expected a message object, got an array"),
         (b'{"role":"user","content":"a"},{"role":"user","content":"b"}', "expected one JSON object per line"),
         (b'{"role":"user","content":[{"type":"text"}]}', "$.content[0].text: missing required field `text`"),

@@ -51,7 +51,7 @@ def _damage(rng: random.Random) -> list[bytes]:
     if choice == 0:
         return [_garbage(rng)]
     if choice == 1:
-        return [b'{"role":"system","content":"x"}']
+        return [b'{"role":"tool","content":"x"}']
     if choice == 2:
         return _merging(rng)
     if choice == 3:
@@ -106,7 +106,7 @@ def _tail(
         return data + json.dumps(to_api([m])[0]).encode(), {**good, lines + 1: m}, bad, "complete"
     if how == 3:  # complete JSON that is not a message, without its newline: damage, never torn
         array = json.dumps(to_api(POOL[:2])).encode()  # as to_json writes a session
-        tail = rng.choice([b'{"role":"system","content":"complete line"}', array])
+        tail = rng.choice([b'{"role":"tool","content":"complete line"}', array])
         return data + tail, good, bad | {lines + 1}, "json"
     # cut anywhere (a kill during a bigger write), or garbage appended
     if rng.random() < 0.5 and data:

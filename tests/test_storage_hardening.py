@@ -41,7 +41,7 @@ def _line(m: Message) -> bytes:
 # 1. Only bytes that are not complete JSON are torn; repair refuses what is not JSONL
 # ---------------------------------------------------------------------------------------
 
-COMPLETE_NOT_A_MESSAGE = b'{"role":"user","content":"a"}\n{"role":"system","content":"complete line"}'
+COMPLETE_NOT_A_MESSAGE = b'{"role":"user","content":"a"}\n{"role":"tool","content":"complete line"}'
 
 
 def test_a_complete_last_line_that_is_not_a_message_is_damage_not_torn(path: Path) -> None:
@@ -411,7 +411,7 @@ def test_load_strips_only_jsons_whitespace(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "bad",
     [
-        Message(role="system", content="x"),  # type: ignore[arg-type]
+        Message(role="tool", content="x"),  # type: ignore[arg-type]
         Message(role="user", content=[1]),  # type: ignore[list-item]
     ],
 )

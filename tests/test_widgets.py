@@ -480,13 +480,22 @@ def test_drill_write_first_then_reveal_then_tick_and_score() -> None:
     assert "Score: 3 of 5 key points (60%); 2 of 2 model answers shown" in drill.score_view.value
 
 
-def test_drill_text_view_gives_no_answer_away_and_static_html_folds_them() -> None:
+def test_drill_model_answers_are_readable_without_a_kernel_and_folded_where_html_shows() -> None:
+    """The text view (GitHub, a text export) puts each model answer after its question: no button there to press.
+
+    The static HTML (site, slides) folds each answer and its key points; the live widget ends with all the
+    answers folded in one ``<details>``, so they are readable without its buttons too.
+    """
     drill = InterviewDrill(DRILL)
     text = repr(drill)
     assert text.splitlines()[0].startswith(f"InterviewDrill: Interview drill ({len(DRILL)} questions; Score: 0 of ")
     for item in DRILL:
-        assert item.question in text and item.answer not in text
-        assert not any(point in text for point in item.points)
+        after = text.split(item.question, 1)[1]
+        assert after.split("\n", 2)[1].strip() == f"Model answer: {item.answer}"
+        assert not any(line.strip() in item.points for line in text.splitlines())  # the checklist stays in the HTML
+    sheet = drill.widget.children[-1].value
+    assert sheet.startswith('<details class="mmw mm-drill-sheet">')
+    assert all(html.escape(item.answer) in sheet for item in DRILL)
     drill.write(0, "two shapes on the wire")
     drill.reveal(0)
     drill.tick(0, 1)

@@ -5,13 +5,20 @@ reading conversation files, telling their format from their content, and printin
 ``msgmodel.core.protocol`` finds, one line per violation plus a plain-words hint.
 
 ``check FILE...``
-    Each FILE (``-`` reads standard input) may be
+    Each FILE (``-`` reads standard input) may be a directory, which stands for the session files
+    under it: every ``*.jsonl`` and ``*.json`` file, recursively, in name order, hidden files and
+    directories (``.git``, ``.venv``, a ``save`` in flight) left out and symbolic links to
+    directories not followed; a directory with none is reported as such and is not an error.
+    A file may be
 
     * a Messages API request body: a JSON object with ``messages`` (checked with
       ``protocol.validate_request``, which reads ``model``, ``tools`` and ``thinking`` from it);
     * a JSON array of messages (checked with ``protocol.validate``);
     * JSONL: one message object per line (blank lines skipped); a violation is then reported
-      at ``FILE:LINE`` of the message it concerns;
+      at ``FILE:LINE`` of the message it concerns. The first line may be a session header
+      (``msgmodel.core.storage.SessionHeader``): its ``model`` and ``tools`` are the request
+      options the session is checked with (the command line's ``--model``/``--no-tools`` win);
+    * an empty file (a session with no messages yet): ``ok (0 messages)``, not an error;
     * a Claude Code session: lines that are not messages are counted in the ``ok`` note; a line
       that cannot be read (not JSON, torn, too deep, a message that does not decode) is
       reported at ``FILE:LINE`` as unreadable, as in plain JSONL.
@@ -22,8 +29,9 @@ reading conversation files, telling their format from their content, and printin
 
     Output: ``FILE: <the API's error text>`` and an indented ``hint:`` line per violation,
     or ``FILE: ok (N messages)``. ``--json`` prints one JSON array instead, an object per
-    problem: ``file``, ``line`` (JSONL only, else null), ``rule``, ``path``, ``message`` (the
-    text after the path), ``error`` (the API's full error text) and ``hint``. A file that
+    problem: ``file`` (the file's name, as given or found in a directory), ``line`` (the 1-based
+    line in JSONL, also for a line that cannot be read; else null), ``rule``, ``path``, ``message``
+    (the text after the path), ``error`` (the API's full error text) and ``hint``. A file that
     cannot be read (missing, over ``MAX_INPUT_BYTES`` or memory, not UTF-8, not JSON, nested deeper than the reader can
     follow) is the user's problem, and is reported as such on stderr in one line (and in the
     ``--json`` array with rule ``unreadable_input``); ``internal error`` is kept for bugs in
@@ -49,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -84,12 +93,20 @@ MAX_INPUT_BYTES: Final = 256 << 20
 
 
 class InputError(Exception):
-    """A file ``check`` cannot read as conversation data: ``where`` (``file`` or ``file:line``) and why."""
+    """A file ``check`` cannot read as conversation data: ``file``, the ``line`` at fault (or ``None``), and why.
 
-    def __init__(self, where: str, reason: str) -> None:
-        self.where = where
+    ``where`` is ``file`` or ``file:line``, as it is printed.
+    """
+
+    def __init__(self, file: str, reason: str, *, line: int | None = None) -> None:
+        self.file = file
+        self.line = line
         self.reason = reason
-        super().__init__(f"{where}: {reason}")
+        super().__init__(f"{self.where}: {reason}")
+
+    @property
+    def where(self) -> str:
+        return self.file if self.line is None else f"{self.file}:{self.line}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -131,8 +148,13 @@ def _parse_json(text: str) -> object:
 
 
 def _line_json_error(e: ValueError) -> str:
-    """Why one line is not JSON; the column only (the line is named beside the file)."""
-    return f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError) else str(e)
+    """Why one line is not JSON; the column only (the line is named beside the file).
+
+    Some of ``json``'s messages end in "at" ("Unterminated string starting at"): the column follows them directly.
+    """
+    if not isinstance(e, json.JSONDecodeError):
+        return str(e)
+    return f"{e.msg} column {e.colno}" if e.msg.endswith(" at") else f"{e.msg} at column {e.colno}"
 
 
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -201,7 +223,9 @@ class Document:
     request: dict[str, Any] | None = None
     lines: tuple[int, ...] | None = None
     model: str | None = None
-    """The model the conversation was held with, when the file says (a Claude Code session)."""
+    """The model the conversation was held with, when the file says (a Claude Code session, a session header)."""
+    tools_defined: bool | None = None
+    """Whether the conversation's requests define tools, when the file says (a session header's ``tools``)."""
     thinking: str | None = None
     """The thinking mode the conversation used, when the file shows it."""
     note: str = ""
@@ -245,16 +269,23 @@ def _looks_like_message(value: object) -> bool:
     return isinstance(value, dict) and ("role" in value or "content" in value)
 
 
+def _is_header(value: object) -> bool:
+    from msgmodel.core.storage import HEADER_KEY
+
+    return isinstance(value, dict) and HEADER_KEY in value
+
+
 def _detect_message_jsonl(p: Probe) -> bool:
     # One line (or one pretty-printed object) is a one-message JSONL file; several lines
     # make the whole text invalid as one JSON document, so look at the first line.
-    if _looks_like_message(p.document):
+    if _looks_like_message(p.document) or _is_header(p.document):
         return True
-    return isinstance(p.document, _NotJSON) and len(p.lines) > 1 and _looks_like_message(p.first_line)
+    first = p.first_line
+    return isinstance(p.document, _NotJSON) and len(p.lines) > 1 and (_looks_like_message(first) or _is_header(first))
 
 
 def _load_message_jsonl(p: Probe) -> Document:
-    if isinstance(p.document, dict):
+    if isinstance(p.document, dict) and not _is_header(p.document):
         return Document("jsonl", [p.document], lines=(p.lines[0][0],))
     messages: list[object] = []
     numbers: list[int] = []
@@ -262,9 +293,20 @@ def _load_message_jsonl(p: Probe) -> Document:
         try:
             messages.append(_parse_json(line))
         except ValueError as e:
-            raise InputError(f"{p.name}:{no}", f"line is not JSON ({_line_json_error(e)})") from None
+            raise InputError(p.name, f"line is not JSON ({_line_json_error(e)})", line=no) from None
         numbers.append(no)
-    return Document("jsonl", messages, lines=tuple(numbers))
+    if not messages or not _is_header(messages[0]):
+        return Document("jsonl", messages, lines=tuple(numbers))
+    from msgmodel.core.message import DecodeError
+    from msgmodel.core.storage import header_from_json
+
+    try:
+        header = header_from_json(messages[0])
+    except DecodeError as e:
+        raise InputError(p.name, f"session header: {e.path}: {e.expected}", line=numbers[0]) from None
+    tools = None if header.tools is None else bool(header.tools)
+    note = "a session with a header" + (f" (model {header.model})" if header.model else "")
+    return Document("jsonl", messages[1:], lines=tuple(numbers[1:]), model=header.model, tools_defined=tools, note=note)
 
 
 # The formats ``check`` understands, tried in order; the first whose ``detect`` is true loads
@@ -291,7 +333,7 @@ def _load_claude_code(p: Probe) -> Document:
     has_thinking = any(b.type == "thinking" for m in s.messages for b in blocks_of(m))
     kinds = sorted({k.line_type for k in s.skipped})
     damaged = tuple(
-        InputError(f"{k.file}:{k.line}", f"line left out: {k.reason}") for k in s.skipped if k.code in _DAMAGE
+        InputError(k.file, f"line left out: {k.reason}", line=k.line) for k in s.skipped if k.code in _DAMAGE
     )
     note = f"a Claude Code session; {len(s.skipped)} lines left out ({', '.join(kinds)})" if s.skipped else ""
     return Document(
@@ -350,13 +392,13 @@ def _display_name(name: str) -> str:
 def load_input(name: str) -> Document:
     """Read ``name`` (``-``: standard input) and load it in the first format that detects it.
 
-    Raises ``InputError`` when the file cannot be read, is empty, is not UTF-8, is not JSON or
-    JSONL, or is JSON of no known shape.
+    Raises ``InputError`` when the file cannot be read, is not UTF-8, is not JSON or JSONL, or is
+    JSON of no known shape. An empty file (blank lines only, too) is a session with no messages yet.
     """
     text = _read_text(name)
     shown = _display_name(name)
     if not text.strip():
-        raise InputError(shown, "empty file")
+        return Document("empty", [], lines=(), note="an empty session")
     probe = Probe(shown, text)
     for fmt in INPUT_FORMATS:
         if fmt.detect(probe):
@@ -366,8 +408,8 @@ def load_input(name: str) -> Document:
         raise InputError(shown, f"{_WHAT_WE_READ}; got {_describe_json(doc, '`messages`')}")
     first = probe.first_line
     if len(probe.lines) > 1 and not isinstance(first, _NotJSON):
-        where = f"{shown}:{probe.lines[0][0]}"
-        raise InputError(where, f"{_WHAT_WE_READ}; got JSONL whose first line is {_describe_json(first, '`role`')}")
+        described = _describe_json(first, "`role`")
+        raise InputError(shown, f"{_WHAT_WE_READ}; got JSONL whose first line is {described}", line=probe.lines[0][0])
     raise InputError(shown, doc.reason if doc.reason == _TOO_DEEP else f"not JSON ({doc.reason})")
 
 
@@ -465,12 +507,14 @@ def _violations(doc: Document, args: argparse.Namespace) -> list[Violation]:
 
     if doc.request is not None:
         return validate_request(_with_options(doc.request, args))
+    if doc.format == "empty" or (doc.format == "jsonl" and not doc.lines):
+        return []  # a session with no messages yet (an empty file, or a header alone)
     # A list of messages is a stored conversation: a final assistant message ends a turn
     # rather than prefilling one, unless --as-request says the list goes out as it is.
     return validate(
         doc.messages,
         model=args.model or doc.model,
-        tools_defined=not args.no_tools,
+        tools_defined=not args.no_tools and doc.tools_defined is not False,
         thinking=args.thinking or doc.thinking,
         as_history=not args.as_request,
     )
@@ -516,7 +560,7 @@ def _check_one(name: str, args: argparse.Namespace, report: _Report) -> None:
 
 def _unreadable(report: _Report, e: InputError) -> None:
     """A file that is the user's problem (unreadable, not JSON, too deep): named as such, never "internal"."""
-    report.findings.append(_Finding(e.where, "unreadable_input", "", e.reason, e.reason, ""))
+    report.findings.append(_Finding(e.file, "unreadable_input", "", e.reason, e.reason, "", line=e.line))
     report.worsen(EXIT_UNREADABLE)
     _say(e, err=True)
 
@@ -526,7 +570,8 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
         "files",
         nargs="+",
         metavar="FILE",
-        help="a request body, a JSON array of messages, JSONL of messages, or a Claude Code session (- = stdin)",
+        help="a request body, a JSON array of messages, JSONL of messages (a session file), a Claude Code "
+        "session, or a directory of session files (*.jsonl, *.json); - = stdin",
     )
     parser.add_argument(
         "--model",
@@ -553,10 +598,32 @@ def _configure_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON array of problems instead of text")
 
 
+SESSION_SUFFIXES: Final = (".jsonl", ".json")
+"""What ``check`` reads in a directory."""
+
+
+def _session_files(directory: str) -> list[str]:
+    """The session files under ``directory`` (see the module docstring), in name order."""
+    found: list[str] = []
+    for root, dirs, files in os.walk(directory, onerror=None, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found += [
+            os.path.join(root, f) for f in sorted(files) if not f.startswith(".") and f.endswith(SESSION_SUFFIXES)
+        ]
+    return found
+
+
 def _run_check(args: argparse.Namespace) -> int:
     report = _Report()
-    for name in args.files:
-        _check_one(name, args, report)
+    for given in args.files:
+        if given == "-" or not os.path.isdir(given):
+            _check_one(given, args, report)
+            continue
+        files = _session_files(given)
+        if not files and not args.json:
+            _say(f"{given}: no session files ({', '.join('*' + s for s in SESSION_SUFFIXES)}) in this directory")
+        for name in files:
+            _check_one(name, args, report)
     if args.json:
         # Built whole, then written: the output is one JSON array or nothing, never half of one.
         text = json.dumps([f.as_json() for f in report.findings], ensure_ascii=False, indent=2)
@@ -629,8 +696,6 @@ def main(argv: list[str] | None = None, *, commands: Mapping[str, Subcommand] | 
 
 def _silence_stdout() -> None:
     # Python flushes stdout at exit; with the pipe closed that flush would print a traceback.
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

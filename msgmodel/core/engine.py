@@ -20,7 +20,7 @@ Three ways to drive a turn, one implementation
                                 notebooks, where an event loop is already running).
     =========================== ====================================================
 
-    ``Callbacks`` (the step-30 design: a frozen struct of optional callables) are called
+    ``Callbacks`` (step 30's "set of callbacks", here a frozen struct of optional callables) are called
     with each event as it is delivered, whichever way the turn is driven.
 
 The events, and their law
@@ -54,7 +54,7 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterat
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias, assert_never
 
-from msgmodel.core.compact import MessagesClient, compact, summarizer_from_client
+from msgmodel.core.compact import MessagesClient, compact_with_provenance, summarizer_from_client
 from msgmodel.core.message import (
     Message,
     ToolResultBlock,
@@ -432,7 +432,11 @@ class QueryEngine:
             return None
         before = len(self._history)
         summarize = self.summarize or summarizer_from_client(self.client, model=self.config.model)
-        new = compact(self._history, keep_recent=self.config.keep_recent, summarize=summarize)
+        # With provenance, not compact(): a history that cannot be cut yet is not worth a warning
+        # on every turn; it stays as it is until a later turn gives a cut.
+        new = list(
+            compact_with_provenance(self._history, keep_recent=self.config.keep_recent, summarize=summarize).messages
+        )
         if new == self._history:
             return None
         self._history = list(new)

@@ -21,9 +21,12 @@ The model
     as an ``OpaqueBlock`` that holds the original JSON object and writes it back
     unchanged. ``ContentBlock`` is the union of the five.
 
-    A ``Message`` is ``(role, content)`` where ``role`` is ``"user"`` or ``"assistant"``
-    and ``content`` is either a plain string or a list of blocks, exactly as the API
-    accepts it.
+    A ``Message`` is ``(role, content)`` where ``role`` is ``"user"``, ``"assistant"`` or
+    ``"system"`` and ``content`` is either a plain string or a list of blocks, exactly as the
+    API accepts it. A ``system`` message is a mid-conversation instruction (the SDK's
+    ``SystemMessageParam``, text only), which the API takes on some models and refuses on
+    others: the codec carries it on any model, as it carries a prefill; whether a request may
+    hold one is ``protocol.validate``'s question (``model=``).
 
     Every class carries a class-level ``type`` Literal, so ``if b.type == "text":``
     narrows under mypy the way ``switch (b.type)`` narrows in TypeScript, and
@@ -36,9 +39,11 @@ The model
     that a core field holding its default (``is_error: false``, a result's ``content: ""``,
     ``signature: null``) is written by omission.
 
-Constructors (six; the only way the package builds messages: ``CONSTRUCTORS``)
+Constructors (seven; the only way the package builds messages: ``CONSTRUCTORS``)
     ``user_text``, ``user_msg``, ``assistant_text``, ``assistant_msg``, ``tool_result_msg``,
-    ``tool_result_block``.
+    ``tool_result_block``, ``system_text``. Each checks its arguments: a value that is not what
+    it takes (an SDK block object, an API dict, tool output that is data) is a TypeError
+    naming the constructor, the argument and the index, at the call.
 
 Readers (fourteen; the only way the package reads them: ``READERS``)
     ``is_plain_text``, ``blocks_of``, ``text_of``, ``tool_uses_of``, ``tool_results_of``,
@@ -61,11 +66,14 @@ import html as _html
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, assert_never
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, assert_never, cast
 
 import msgspec
 
 from msgmodel.core import _known_blocks as _kb
+
+if TYPE_CHECKING:  # the SDK is an optional dependency: its types only, for `to_api`'s return type
+    from anthropic.types import MessageParam
 
 __all__ = [
     "ARGS_LIMIT",
@@ -83,6 +91,7 @@ __all__ = [
     "ThinkingBlock",
     "ToolResultBlock",
     "ToolUseBlock",
+    "api_value",
     "assistant_msg",
     "assistant_text",
     "block_from_api",
@@ -100,6 +109,7 @@ __all__ = [
     "message_to_text",
     "result_text",
     "server_tool_link",
+    "system_text",
     "text_of",
     "to_api",
     "to_json",
@@ -112,7 +122,7 @@ __all__ = [
     "user_text",
 ]
 
-Role: TypeAlias = Literal["user", "assistant"]
+Role: TypeAlias = Literal["user", "assistant", "system"]
 
 CONSTRUCTORS: Final = (
     "user_text",
@@ -121,6 +131,7 @@ CONSTRUCTORS: Final = (
     "assistant_msg",
     "tool_result_msg",
     "tool_result_block",
+    "system_text",
 )
 """The names of the functions that build messages and blocks (the docstring lists the same)."""
 READERS: Final = (
@@ -361,7 +372,7 @@ class Message(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False)
 
 def user_text(s: str) -> Message:
     """A user turn holding plain text (what a person typed, or a compaction summary)."""
-    return Message(role="user", content=s)
+    return Message(role="user", content=_text_arg("user_text", s, "user_msg"))
 
 
 def user_msg(blocks: Iterable[ContentBlock]) -> Message:
@@ -370,17 +381,21 @@ def user_msg(blocks: Iterable[ContentBlock]) -> Message:
     ``tool_result_msg`` is the usual way to answer tool calls; this one is for a user turn
     that carries more than results (a repaired turn, an imported transcript line).
     """
-    return Message(role="user", content=list(blocks))
+    return Message(role="user", content=_blocks_arg("user_msg", blocks, "user_text"))
 
 
 def assistant_text(s: str) -> Message:
     """An assistant turn holding plain text (a prefill, or an imported transcript line)."""
-    return Message(role="assistant", content=s)
+    return Message(role="assistant", content=_text_arg("assistant_text", s, "assistant_msg"))
 
 
 def assistant_msg(blocks: Iterable[ContentBlock]) -> Message:
-    """An assistant turn holding the model's blocks exactly as it produced them."""
-    return Message(role="assistant", content=list(blocks))
+    """An assistant turn holding the model's blocks exactly as it produced them.
+
+    The SDK's ``response.content`` holds the SDK's own block objects: convert them first,
+    ``assistant_msg(blocks_from_api(response.content))``.
+    """
+    return Message(role="assistant", content=_blocks_arg("assistant_msg", blocks, "assistant_text"))
 
 
 def tool_result_msg(blocks: Iterable[ToolResultBlock]) -> Message:
@@ -389,10 +404,19 @@ def tool_result_msg(blocks: Iterable[ToolResultBlock]) -> Message:
     In the Anthropic protocol tool results travel in a *user* message, one block per
     ``tool_use`` of the previous assistant turn, and before any other content.
     """
-    content: list[ContentBlock] = list(blocks)
+    content = _blocks_arg("tool_result_msg", blocks, None, only=ToolResultBlock)
     if not content:
         raise ValueError("tool_result_msg needs at least one tool_result block")
     return Message(role="user", content=content)
+
+
+def system_text(s: str) -> Message:
+    """A mid-conversation system message: an instruction placed in ``messages`` (the SDK's ``SystemMessageParam``).
+
+    The first system prompt goes in the request's top-level ``system``; the API takes one in
+    ``messages`` only on some models, after a user turn (``protocol.validate(..., model=...)`` says).
+    """
+    return Message(role="system", content=_text_arg("system_text", s, "from_api"))
 
 
 def tool_result_block(
@@ -400,13 +424,81 @@ def tool_result_block(
 ) -> ToolResultBlock:
     """The answer to the ``tool_use`` whose ``id`` is ``tool_use_id``.
 
+    ``content`` is the tool's output as text, or a list of blocks (text, an image, ...). A tool
+    whose output is data (a dict, a list of values, a number) is refused with ``TypeError``
+    rather than guessed at: encode it yourself, ``json.dumps(output)``, as the model reads
+    tool output as text. API-shaped block dicts go through ``blocks_from_api`` first.
     Raises ``ValueError`` when ``content`` holds results nested so deeply that this one would
     lie deeper than ``MAX_NESTING``.
     """
-    body: str | list[ContentBlock] = content if isinstance(content, str) else list(content)
+    if not isinstance(tool_use_id, str):
+        raise TypeError(f"tool_result_block: `tool_use_id` must be a string, got {_type_name(tool_use_id)}")
+    if not isinstance(is_error, bool):
+        raise TypeError(f"tool_result_block: `is_error` must be a bool, got {_type_name(is_error)}")
+    body: str | list[ContentBlock]
+    if isinstance(content, str):
+        body = content
+    elif isinstance(content, (Mapping, bytes, bytearray)) or not isinstance(content, Iterable):
+        raise TypeError(
+            f"tool_result_block: `content` must be a string or a list of blocks, got {_type_name(content)}; "
+            "tool output is text: pass json.dumps(output) for data"
+            + ("" if not isinstance(content, Mapping) else ", or blocks_from_api([...]) for an API block dict")
+        )
+    else:
+        body = _blocks_arg("tool_result_block", content, None, arg="content")
     if not isinstance(body, str) and _too_deep(body, "$", 2) is not None:
         raise ValueError(f"tool_result blocks may nest at most {MAX_NESTING} deep")
     return ToolResultBlock(tool_use_id=tool_use_id, content=body, is_error=is_error)
+
+
+_BLOCK_CLASSES: Final = (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, OpaqueBlock)
+_FROM_API: Final = "convert API dicts and SDK block objects with msgmodel.blocks_from_api(...)"
+
+
+def _type_name(value: object) -> str:
+    """A value's type for an error text: builtins by name, other classes by module too (``anthropic.types...``)."""
+    t = type(value)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _text_arg(fn: str, s: object, blocks_fn: str) -> str:
+    """``s`` if it is a string; else a ``TypeError`` that says which constructor takes blocks."""
+    if isinstance(s, str):
+        return s
+    hint = f"for blocks use {blocks_fn}(...)" if not isinstance(s, (bytes, bytearray)) else "decode the bytes first"
+    if isinstance(s, Iterable) and not isinstance(s, (bytes, bytearray, Mapping)):
+        hint += f" ({_FROM_API})"
+    raise TypeError(f"{fn}: `s` must be a string, got {_type_name(s)}; {hint}")
+
+
+def _blocks_arg(
+    fn: str, blocks: object, text_fn: str | None, *, arg: str = "blocks", only: type[ToolResultBlock] | None = None
+) -> list[ContentBlock]:
+    """``blocks`` as a list, each checked to be one of the model's block classes (or ``only``).
+
+    A ``TypeError`` names the constructor, the argument and the index of the first wrong item,
+    and says how to get a block from what was given: an SDK object or an API dict through
+    ``blocks_from_api``, a string through the text constructor.
+    """
+    if isinstance(blocks, (str, bytes, bytearray, Mapping)) or not isinstance(blocks, Iterable):
+        hint = f"; for plain text use {text_fn}(...)" if text_fn and isinstance(blocks, str) else f"; {_FROM_API}"
+        raise TypeError(f"{fn}: `{arg}` must be an iterable of blocks, got {_type_name(blocks)}{hint}")
+    items: list[ContentBlock] = list(blocks)
+    allowed = _BLOCK_CLASSES if only is None else only
+    for i, b in enumerate(items):
+        if isinstance(b, allowed):
+            continue
+        if only is not None and isinstance(b, _BLOCK_CLASSES):
+            hint = "build the answer to a tool call with tool_result_block(tool_use_id, output)"
+        elif isinstance(b, str):
+            hint = "a string is not a block: wrap it as TextBlock(text)"
+        elif isinstance(b, Mapping) or hasattr(b, "model_dump"):
+            hint = _FROM_API
+        else:
+            hint = "tool output is text: pass json.dumps(output)" if arg == "content" else _FROM_API
+        want = "a ToolResultBlock" if only is not None else "a msgmodel content block"
+        raise TypeError(f"{fn}: {arg}[{i}] is {_type_name(b)}, not {want}; {hint}")
+    return items
 
 
 def _too_deep(items: Iterable[object], path: str, depth: int) -> str | None:
@@ -584,7 +676,7 @@ def message_to_text(m: Message) -> str:
     return "\n".join(t for t in (block_to_text(b) for b in content) if t)
 
 
-_ROLE_LABELS: Final[dict[str, str]] = {"user": "User", "assistant": "Assistant"}
+_ROLE_LABELS: Final[dict[str, str]] = {"user": "User", "assistant": "Assistant", "system": "System"}
 
 
 def transcript_of(messages: Iterable[Message]) -> str:
@@ -786,12 +878,20 @@ def _describe(value: object) -> str:
     return next((name for t, name in kinds if isinstance(value, t)), type(value).__name__)
 
 
-def _plain(value: object) -> object:
-    """SDK models (pydantic) to plain data; everything else unchanged."""
+def api_value(value: object) -> object:
+    """An SDK object (a pydantic model such as a block of ``response.content``) as the plain JSON data
+    the API reads, ``model_dump(mode="json", exclude_none=True)``; any other value unchanged.
+
+    The one reading of SDK objects: ``from_api`` and ``protocol.validate`` both use it, at the same
+    places (the message list, a message, its content, a block, a call's input, a result's content).
+    """
     dump = getattr(value, "model_dump", None)
     if dump is not None and not isinstance(value, (Mapping, list, str)):
         return dump(mode="json", exclude_none=True)
     return value
+
+
+_plain: Final = api_value
 
 
 def _convert_messages(data: object, path: str, source: str | None) -> list[Message]:
@@ -801,12 +901,16 @@ def _convert_messages(data: object, path: str, source: str | None) -> list[Messa
     return [_convert_message(m, f"{path}[{i}]", source) for i, m in enumerate(data)]
 
 
+_ROLES: Final = ("user", "assistant", "system")
+_EXPECTED_ROLE: Final = "expected 'user', 'assistant' or 'system'"
+
+
 def _convert_message(obj: object, path: str, source: str | None) -> Message:
     obj = _plain(obj)
     if isinstance(obj, Message):  # built elsewhere: checked as its wire form would be, then passed through
         held = obj.content
-        if obj.role not in ("user", "assistant"):
-            raise DecodeError(f"{path}.role", f"expected 'user' or 'assistant', got {obj.role!r}", source=source)
+        if obj.role not in _ROLES:
+            raise DecodeError(f"{path}.role", f"{_EXPECTED_ROLE}, got {obj.role!r}", source=source)
         if not isinstance(held, (str, list)):
             raise DecodeError(f"{path}.content", f"expected a string or a list, got {_describe(held)}", source=source)
         deep = None if isinstance(held, str) else _too_deep(held, f"{path}.content", 1)
@@ -823,10 +927,10 @@ def _convert_message(obj: object, path: str, source: str | None) -> Message:
                 f"{path}.{key}", "unexpected field (a message has only `role` and `content`)", source=source
             )
     role = obj.get("role")
-    if role not in ("user", "assistant"):
+    if role not in _ROLES:
         if "role" not in obj:
             raise DecodeError(f"{path}.role", "missing required field `role`", source=source)
-        raise DecodeError(f"{path}.role", f"expected 'user' or 'assistant', got {role!r}", source=source)
+        raise DecodeError(f"{path}.role", f"{_EXPECTED_ROLE}, got {role!r}", source=source)
     if "content" not in obj:
         raise DecodeError(f"{path}.content", "missing required field `content`", source=source)
     content = _plain(obj["content"])
@@ -973,11 +1077,19 @@ def block_to_api(b: ContentBlock) -> dict[str, Any]:
     return d
 
 
-def to_api(messages: Iterable[Message]) -> list[dict[str, Any]]:
+def to_api(messages: Iterable[Message]) -> list[MessageParam]:
     """Plain dicts in the wire shape, ready for the SDK's ``messages=``.
 
-    ``from_api(to_api(x)) == x``. Opaque blocks are written back as they came.
+    Typed as the SDK's ``list[MessageParam]`` (a ``TypedDict``; only for type checkers, the SDK is
+    not imported), so ``client.messages.create(messages=to_api(h), ...)`` needs no cast under
+    ``mypy --strict``; at run time each item is a plain ``dict``. ``from_api(to_api(x)) == x``; the
+    other way, ``to_api(from_api(d))`` is ``d`` up to the codec's normalisation (see the module
+    docstring). Opaque blocks are written back as they came.
     """
+    return cast("list[MessageParam]", _wire_messages(messages))
+
+
+def _wire_messages(messages: Iterable[Message]) -> list[dict[str, Any]]:
     return [
         {"role": m.role, "content": m.content if isinstance(m.content, str) else [block_to_api(b) for b in m.content]}
         for m in messages
@@ -987,5 +1099,5 @@ def to_api(messages: Iterable[Message]) -> list[dict[str, Any]]:
 def to_json(messages: Sequence[Message]) -> bytes:
     """The messages as a JSON array in the API's shape (UTF-8 bytes)."""
     if _has_extra(messages):
-        return _ENCODER.encode(to_api(messages))
+        return _ENCODER.encode(_wire_messages(messages))
     return _ENCODER.encode(messages)

@@ -129,7 +129,7 @@ from typing import Any, Final
 import msgspec
 
 from msgmodel.core import _known_blocks as _kb
-from msgmodel.core.message import Message, block_to_api, to_api
+from msgmodel.core.message import Message, api_value, block_to_api, to_api
 
 __all__ = [
     "KNOWN_BLOCK_TAGS",
@@ -157,10 +157,14 @@ __all__ = [
 class Violation(msgspec.Struct, frozen=True):
     """One broken rule: ``str(v)`` is the live API's error text, byte for byte.
 
-    ``path`` is ``""`` for the errors the API words without a path prefix (``tools_required``,
-    ``prefill``, ``role 'system' is not supported on this model``); then ``str(v) == v.message``.
-    ``at`` always points at the offending item as precisely as we can (``messages.N`` or
-    ``messages.N.content.M``), also when ``path`` is coarser (``messages``) or empty.
+    ``path`` is where the *API* says the problem is, as its error text says it. It is ``""`` for
+    the errors the API words without a path prefix (``tools_required``, ``prefill``, ``role
+    'system' is not supported on this model``; then ``str(v) == v.message``), coarser than the
+    item for some (``messages``), and for the ``tool_use`` errors it counts *merged turns* (the API
+    combines consecutive same-role messages), so ``messages.3`` may name list index 5.
+    ``at`` is where the problem is *in the list you passed*: ``messages.N`` or
+    ``messages.N.content.M`` with ``N`` an index into that list, as precise as we can make it.
+    Use ``path`` (or ``str(v)``) to compare with the API's answer and ``at`` to find the message.
     """
 
     rule: str
@@ -627,7 +631,8 @@ def _read_thinking(value: object) -> tuple[str | None, Violation | None]:
 
 
 def _as_wire(messages: object) -> object:
-    """A list of wire-shape dicts for a sequence of ``Message`` (mixed lists too); else as given."""
+    """A list of wire-shape dicts for a sequence of ``Message`` or SDK objects (mixed lists too); else as given."""
+    messages = api_value(messages)
     if isinstance(messages, list):
         seq: list[Any] = messages
     elif isinstance(messages, Sequence) and not isinstance(messages, (str, bytes, bytearray, memoryview)):
@@ -641,13 +646,52 @@ def _as_wire(messages: object) -> object:
         if not isinstance(m, dict):
             break
     else:
-        return seq
+        return _without_sdk_objects(seq)
     if all(isinstance(m, Message) for m in seq):
         try:
             return to_api(seq)
         except Exception:  # a mistyped Message (msgspec does not type-check __init__): convert one by one
             pass
-    return [_message_as_wire(m) if isinstance(m, Message) else m for m in seq]
+    return _without_sdk_objects([_message_as_wire(m) if isinstance(m, Message) else api_value(m) for m in seq])
+
+
+def _without_sdk_objects(seq: list[Any]) -> list[Any]:
+    """The messages with every SDK object read through ``api_value`` where ``from_api`` reads one.
+
+    ``{"role": "assistant", "content": response.content}`` is the SDK's own idiom (its
+    ``MessageParam`` takes response blocks): the blocks are pydantic models, which the SDK dumps
+    before sending. Copies only the messages and blocks that hold one; plain data is returned as is.
+    """
+    out: list[Any] | None = None
+    for i, m in enumerate(seq):
+        content = m.get("content") if isinstance(m, dict) else None
+        if content is None or isinstance(content, str):
+            continue
+        dumped = api_value(content)
+        blocks = _blocks_without_sdk_objects(dumped) if isinstance(dumped, (list, tuple)) else dumped
+        if blocks is not content:
+            out = out if out is not None else list(seq)
+            out[i] = {**m, "content": blocks}
+    return seq if out is None else out
+
+
+def _blocks_without_sdk_objects(blocks: Sequence[Any]) -> Sequence[Any]:
+    """The blocks, a block or a result's content read through ``api_value``; the same object when none is SDK."""
+    out: list[Any] | None = None
+    for j, b in enumerate(blocks):
+        new = api_value(b) if type(b) is not dict else b
+        if isinstance(new, dict):
+            key = "input" if new.get("type") == "tool_use" else "content" if new.get("type") == "tool_result" else None
+            inner = new.get(key) if key is not None else None
+            if inner is not None and not isinstance(inner, (str, dict)):
+                dumped = api_value(inner)
+                fixed = _blocks_without_sdk_objects(dumped) if isinstance(dumped, (list, tuple)) else dumped
+                if fixed is not inner:
+                    new = {**new, key: fixed}
+        if new is not b:
+            out = out if out is not None else list(blocks)
+            out[j] = new
+    return blocks if out is None else out
 
 
 def _message_as_wire(m: Message) -> object:

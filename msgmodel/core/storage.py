@@ -4,6 +4,16 @@ This module owns msgmodel's own session files. Each line is one message in the A
 shape (exactly what ``msgmodel.core.message``'s codec writes for it), ending in ``\\n``. Reading
 is lossless: thinking signatures, unknown block kinds and extra fields come back exactly.
 
+The session header
+    The first line may be a ``SessionHeader`` instead: what the conversation is held with (the
+    ``model``, the ``system`` prompt, the ``tools`` definitions, a ``session_id``, and the
+    application's own ``metadata``), written as ``{"msgmodel_session": 1, ...}``.
+    ``save(path, messages, header=...)`` writes it, ``load(path).header`` reads it back equal
+    (``None`` for a file without one: every older file loads as before). Keys it does not know
+    (from a newer writer) are kept in ``extra`` and written back. It is only valid as the first
+    line: anywhere else such a line is damage. To start a session, ``save(path, [], header=...)``,
+    then ``append`` as usual (``append`` never writes a header).
+
 Writing
     ``save(path, messages)`` replaces the file atomically: it writes a temporary file in the
     same directory, flushes and fsyncs it, ``os.replace``\\ s it over ``path`` and fsyncs the
@@ -86,9 +96,31 @@ from typing import Any, Final, Literal
 import msgspec
 
 from msgmodel.core import files
-from msgmodel.core.message import DecodeError, Message, from_api, from_json, to_api, to_json
+from msgmodel.core.message import (
+    ContentBlock,
+    DecodeError,
+    Message,
+    block_to_api,
+    blocks_from_api,
+    from_api,
+    from_json,
+    to_api,
+    to_json,
+)
 
-__all__ = ["LineProblem", "LoadResult", "StorageError", "append", "load", "lock", "repair", "save"]
+__all__ = [
+    "HEADER_KEY",
+    "LineProblem",
+    "LoadResult",
+    "SessionHeader",
+    "StorageError",
+    "append",
+    "header_from_json",
+    "load",
+    "lock",
+    "repair",
+    "save",
+]
 
 _BOM: Final = b"\xef\xbb\xbf"
 _READ_BLOCK: Final = 1 << 20
@@ -122,14 +154,83 @@ class LineProblem(msgspec.Struct, frozen=True):
         return f"{self.file}:{self.line}: {self.reason}"
 
 
+HEADER_KEY: Final = "msgmodel_session"
+"""The key that marks a session header line; its value is the header format's version, 1."""
+
+
+class SessionHeader(msgspec.Struct, frozen=True, kw_only=True):
+    """The optional first line of a session file: what the conversation is held with.
+
+    ``model`` and ``tools`` (the request's tool definitions, as the API takes them) are what
+    ``msgmodel check`` validates the session with; ``system`` is the top-level system prompt
+    (a string or text blocks, read with the model's codec); ``session_id`` and ``metadata`` are
+    the application's. ``extra`` keeps keys a newer writer added, written back unchanged.
+    """
+
+    session_id: str | None = None
+    model: str | None = None
+    system: str | list[ContentBlock] | None = None
+    tools: list[dict[str, Any]] | None = None
+    metadata: dict[str, Any] | None = None
+    extra: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The header line as a JSON object (``HEADER_KEY`` first, then the fields that are set)."""
+        out: dict[str, Any] = {HEADER_KEY: 1}
+        for key in ("session_id", "model", "system", "tools", "metadata"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value if key != "system" or isinstance(value, str) else [block_to_api(b) for b in value]
+        out.update((k, v) for k, v in (self.extra or {}).items() if k not in out)
+        return out
+
+
+def header_from_json(obj: object) -> SessionHeader:
+    """A ``SessionHeader`` from its JSON object; ``DecodeError`` naming the field that is wrong."""
+    if not isinstance(obj, dict) or HEADER_KEY not in obj:
+        raise DecodeError("$", f"expected a session header object with `{HEADER_KEY}`")
+    version = obj[HEADER_KEY]
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise DecodeError(
+            f"$.{HEADER_KEY}", f"expected the header format's version, a whole number >= 1, got {version!r}"
+        )
+    fields: dict[str, Any] = {}
+    for key, kind, check in _HEADER_FIELDS:
+        value = obj.get(key)
+        if value is not None and not check(value):
+            raise DecodeError(f"$.{key}", f"expected {kind}, got {type(value).__name__}")
+        fields[key] = value
+    if isinstance(fields["system"], list):
+        fields["system"] = blocks_from_api(fields["system"], path="$.system")
+    extra = {k: v for k, v in obj.items() if k != HEADER_KEY and k not in fields}
+    return SessionHeader(**fields, extra=extra or None)
+
+
+_HEADER_FIELDS: Final[tuple[tuple[str, str, Any], ...]] = (
+    ("session_id", "a string", lambda v: isinstance(v, str)),
+    ("model", "a string", lambda v: isinstance(v, str)),
+    ("system", "a string or an array of text blocks", lambda v: isinstance(v, (str, list))),
+    (
+        "tools",
+        "an array of tool definitions (objects)",
+        lambda v: isinstance(v, list) and all(isinstance(t, dict) for t in v),
+    ),
+    ("metadata", "an object", lambda v: isinstance(v, dict)),
+)
+_HEADER_MARK: Final = f'"{HEADER_KEY}"'.encode()
+
+
 class LoadResult(msgspec.Struct, frozen=True):
-    """What ``load`` read: the messages, the line each came from, and the lines it could not use."""
+    """What ``load`` read: the session header (if the file has one), the messages, the line each came from,
+    and the lines it could not use."""
 
     path: str
     messages: list[Message]
     line_numbers: tuple[int, ...]
     """The 1-based file line of each message, parallel to ``messages``."""
     problems: tuple[LineProblem, ...] = ()
+    header: SessionHeader | None = None
+    """The file's session header, ``None`` when its first line is a message (or it has no line)."""
 
     @property
     def ok(self) -> bool:
@@ -177,8 +278,10 @@ def _encode_lines(name: str, given: Iterable[Message]) -> bytes:
             raise TypeError(
                 f"messages[{i}] is a {type(m).__name__}, not a Message (convert API dicts with msgmodel.from_api)"
             )
-        if m.role not in ("user", "assistant"):
-            raise StorageError(name, None, f"messages[{i}] has role {m.role!r}; a message is 'user' or 'assistant'")
+        if m.role not in ("user", "assistant", "system"):
+            raise StorageError(
+                name, None, f"messages[{i}] has role {m.role!r}; a message is 'user', 'assistant' or 'system'"
+            )
         try:
             line = _encode_line(m)
             # msgspec writes NaN and infinity as null; only a line holding a null can hide one.
@@ -197,6 +300,28 @@ def _encode_lines(name: str, given: Iterable[Message]) -> bytes:
         parts.append(b"\n")
     _refuse_coerced(name, parts, messages)
     return b"".join(parts)
+
+
+def _encode_header(name: str, header: SessionHeader) -> bytes:
+    """The header line; ``TypeError`` for what is not a header, ``StorageError`` for one JSON cannot hold as it is."""
+    if not isinstance(header, SessionHeader):
+        raise TypeError(f"header is a {type(header).__name__}, not a SessionHeader")
+    wire = header.to_json()
+    try:
+        line = _HEADER_ENCODER.encode(wire)
+        back = header_from_json(msgspec.json.decode(line))
+    except (TypeError, ValueError, RecursionError) as e:  # msgspec's EncodeError is a ValueError, so is DecodeError
+        raise StorageError(
+            name, None, f"the session header cannot be written as JSON ({type(e).__name__}: {e})"
+        ) from None
+    if back != header or _non_finite(wire) is not None:
+        raise StorageError(
+            name, None, "the session header cannot be written as JSON as it is (it would read back changed)"
+        )
+    return line + b"\n"
+
+
+_HEADER_ENCODER: Final = msgspec.json.Encoder()
 
 
 def _refuse_coerced(name: str, parts: list[bytes], wanted: list[Message]) -> None:
@@ -257,6 +382,8 @@ def _is_complete_json(data: bytes | memoryview) -> bool | None:
 
 
 def _reason(err: DecodeError, line: bytes) -> str:
+    if _HEADER_MARK in line:
+        return "a session header is only valid as the first line of a session file"
     reason = f"{err.path}: {err.expected}"
     # A line of another format gets a pointer to the right reader.
     from msgmodel.core.claude_code import is_claude_code_session
@@ -378,8 +505,15 @@ class _Reader:
         self.messages: list[Message] = []
         self.line_numbers: list[int] = []
         self.problems: list[LineProblem] = []
+        self.header: SessionHeader | None = None
+        self.first = True
 
     def add(self, batch: list[tuple[int, bytes]]) -> None:
+        if self.first and batch:
+            self.first = False
+            n, line = batch[0]
+            if _HEADER_MARK in line and self.is_header(n, line):
+                batch = batch[1:]
         fast = _decode_batch([line for _, line in batch]) if batch else None
         if fast is not None:
             self.messages.extend(fast)
@@ -392,6 +526,20 @@ class _Reader:
                 self.problem(n, _reason(e, line))
             else:
                 self.line_numbers.append(n)
+
+    def is_header(self, n: int, line: bytes) -> bool:
+        """Whether the first line is a session header: kept in ``self.header``, or reported if it is a bad one."""
+        try:
+            obj = msgspec.json.decode(line)
+        except (msgspec.DecodeError, RecursionError):
+            return False
+        if not isinstance(obj, dict) or HEADER_KEY not in obj:
+            return False
+        try:
+            self.header = header_from_json(obj)
+        except DecodeError as e:
+            self.problem(n, f"session header: {e.path}: {e.expected}")
+        return True
 
     def problem(self, n: int, reason: str) -> None:
         if self.strict:
@@ -427,7 +575,7 @@ def _load(name: str, fd: int, strict: bool) -> LoadResult:
             reader.add(batch)
             batch, size = [], 0
     reader.add(batch)
-    return LoadResult(name, reader.messages, tuple(reader.line_numbers), tuple(reader.problems))
+    return LoadResult(name, reader.messages, tuple(reader.line_numbers), tuple(reader.problems), reader.header)
 
 
 def load(path: str | os.PathLike[str], *, strict: bool = False) -> LoadResult:
@@ -514,8 +662,8 @@ def _replace(target: str, data: bytes, held: files.Lock) -> None:
     held.adopt(fd)
 
 
-def save(path: str | os.PathLike[str], messages: Sequence[Message]) -> None:
-    """Write ``messages`` as the whole session file, atomically and durably.
+def save(path: str | os.PathLike[str], messages: Sequence[Message], *, header: SessionHeader | None = None) -> None:
+    """Write ``messages`` as the whole session file, atomically and durably, after ``header`` if given.
 
     Temp file in the same directory, flush + fsync, ``os.replace`` over ``path``, fsync the
     directory. A crash at any moment leaves either the old file or the new one, complete.
@@ -524,6 +672,8 @@ def save(path: str | os.PathLike[str], messages: Sequence[Message]) -> None:
     """
     name = _file_name(path)
     data = _encode_lines(name, messages)
+    if header is not None:
+        data = _encode_header(name, header) + data
     target = os.path.realpath(name)
     existed = os.path.lexists(target)
     try:
@@ -673,6 +823,9 @@ def _refuse_non_jsonl(name: str, mm: mmap.mmap | None, view: memoryview) -> bool
 
 def repair(path: str | os.PathLike[str]) -> LineProblem | None:
     """Cut a torn last line off the file, durably; return what was cut (``None`` if nothing was torn).
+
+    A *file*: not to be confused with ``msgmodel.core.compact.repair(messages)``, which fixes the
+    tool pairing of a *history* (orphan results, dangling calls) and never touches a file.
 
     Only an unterminated last line that is not complete JSON is cut: it is what a crash
     during ``append`` leaves and was never acknowledged. Damage elsewhere is left alone

@@ -11,24 +11,53 @@ given those numbers (``conversation_html(..., link_tools=True)``), a ``tool_use`
 ``tool_result`` that answers it carry the same coloured ``#n`` badge, so a pair can be
 followed by eye and an orphan result stands out as a badge nobody else has. The widgets
 of ``msgmodel.course.widgets`` render through these functions too.
+
+``outline(messages, marks)`` is the plain-text view the chapters draw a history with: one line
+per message (its tool calls, the calls it answers, or the start of its text), and a ✂ line
+before each marked index, to show where a cut fell. ``event_line(ev)`` is one engine event
+(``msgmodel.core.engine``) as one line.
 """
 
 from __future__ import annotations
 
+import json
+import textwrap
 from collections.abc import Container, Iterable, Mapping, Sequence
-from typing import Final
+from typing import Final, assert_never
 
+from msgmodel.core.engine import (
+    AssistantMessage,
+    Compacted,
+    Event,
+    ToolCalled,
+    ToolResulted,
+    TurnEnded,
+    TurnStarted,
+)
 from msgmodel.core.message import (
     PAIR_COLORS,
     Message,
     block_html,
+    block_to_text,
+    blocks_of,
     message_html,
     message_to_text,
+    text_of,
     tool_results_of,
     tool_uses_of,
 )
 
-__all__ = ["Conversation", "block_html", "conversation_html", "message_html", "show", "tool_pairs"]
+__all__ = [
+    "Conversation",
+    "Outline",
+    "block_html",
+    "conversation_html",
+    "event_line",
+    "message_html",
+    "outline",
+    "show",
+    "tool_pairs",
+]
 
 
 _STYLE: Final = (
@@ -129,3 +158,53 @@ class Conversation:
 def show(messages: Iterable[Message]) -> Conversation:
     """Wrap messages so a notebook shows them as cards (and as text where HTML is not shown)."""
     return Conversation(messages)
+
+
+class Outline(str):
+    """A history drawn one line per message (``outline``): a ``str`` that displays as itself."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def outline(messages: Iterable[Message], marks: Mapping[int, str] | None = None, *, since: int = 0) -> Outline:
+    """One line per message: its index, role, and its tool calls, the calls it answers, or its text.
+
+    ``marks`` maps an index to a label: a ``✂ ─── label`` line is drawn before that message.
+    ``since``: draw only the messages from that index on (one line says how many came before).
+    """
+    lines = [f"  … {since} earlier message{'s' if since != 1 else ''}"] if since else []
+    for i, m in enumerate(messages):
+        if i < since:
+            continue
+        if marks and i in marks:
+            lines.append(f"✂ ─── {marks[i]}")
+        if calls := tool_uses_of(m):
+            what = "tool_use      " + ", ".join(f"{c.name} {c.id}" for c in calls)
+        elif answers := tool_results_of(m):
+            what = "tool_result → " + ", ".join(r.tool_use_id for r in answers)
+        else:
+            what = "text          " + repr(text_of(m).replace("\n", " ")[:48])
+        lines.append(f"{i:>3}  {m.role:<9}  {what}")
+    return Outline("\n".join(lines))
+
+
+def event_line(ev: Event) -> str:
+    """One engine event as one line: its class, then what it carries."""
+    match ev:
+        case TurnStarted(message=m):
+            return f"TurnStarted       user: {text_of(m)!r}"
+        case AssistantMessage(message=m, stop_reason=reason):
+            return f"AssistantMessage  {[b.type for b in blocks_of(m)]}, stop_reason={reason!r}"
+        case ToolCalled(call=call):
+            return f"ToolCalled        {call.name}({json.dumps(call.input)})"
+        case ToolResulted(result=r):
+            return f"ToolResulted      {textwrap.shorten(block_to_text(r), 70, placeholder=' …')}"
+        case Compacted(before=before, after=after):
+            return f"Compacted         {before} → {after} messages"
+        case TurnEnded(reason=reason, model_calls=calls):
+            return f"TurnEnded         {reason} after {calls} model calls"
+        case _:
+            assert_never(ev)

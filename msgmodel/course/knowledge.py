@@ -44,6 +44,10 @@ comment on that line (``# on purpose: …``) and is not reported. It is syntacti
 attribute named ``content`` counts (an SDK response's ``.content`` included, which is why such
 a line carries its ``# on purpose:`` comment).
 
+A third scan answers chapter 06's question "what does a new block kind cost?" without running
+mypy: ``exhaustive_block_matches(folder)`` lists the functions that ``match`` on the block classes
+and end in ``assert_never``, the places mypy flags when ``ContentBlock`` gains a member.
+
 ``tabulate(sites, rows=..., columns=...)`` counts sites in a cross table (``Table``, shown
 as HTML in a notebook and as aligned text elsewhere); ``describe(sites)`` says in a few
 lines where each piece of knowledge lives. Paths are reported relative to the scanned
@@ -75,6 +79,7 @@ __all__ = [
     "SiteKind",
     "Table",
     "describe",
+    "exhaustive_block_matches",
     "scan_block_knowledge",
     "scan_model_bypasses",
     "scan_source",
@@ -769,3 +774,37 @@ def describe(sites: Sequence[KnowledgeSite]) -> str:
         noun = "site" if len(mine) == 1 else "sites"
         out.append(f"  {piece.ljust(width)}  {len(mine):>2} {noun:<5}  {where}")
     return "\n".join(out)
+
+
+_BLOCK_CLASSES: Final = frozenset({"TextBlock", "ThinkingBlock", "ToolUseBlock", "ToolResultBlock", "OpaqueBlock"})
+
+
+def exhaustive_block_matches(folder: Path, *, exclude: Iterable[str] = ()) -> dict[str, list[str]]:
+    """Functions that ``match`` on the block classes and end in ``assert_never``, by file (sorted).
+
+    ``folder`` is a package directory; files are named relative to its parent
+    (``msgmodel/core/message.py``). ``exclude`` names subfolders of ``folder`` to skip (``"course"``).
+    These are the sites ``mypy --strict`` flags when a block kind joins the ``ContentBlock`` union.
+    """
+    skipped = tuple(exclude)
+    found: dict[str, list[str]] = {}
+    for path in sorted(folder.rglob("*.py")):
+        rel = path.relative_to(folder)
+        if "__pycache__" in rel.parts or (rel.parts and rel.parts[0] in skipped):
+            continue
+        source = path.read_text(encoding="utf-8")
+        if "assert_never(" not in source:
+            continue
+        names = []
+        for f in ast.walk(ast.parse(source)):
+            if not isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            nodes = list(ast.walk(f))
+            never = any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "assert_never" for n in nodes)
+            if never and any(
+                isinstance(n, ast.MatchClass) and getattr(n.cls, "id", "") in _BLOCK_CLASSES for n in nodes
+            ):
+                names.append(f.name)
+        if names:
+            found[path.relative_to(folder.parent).as_posix()] = sorted(names)
+    return found

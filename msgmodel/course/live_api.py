@@ -10,7 +10,10 @@ no live answer: they are listed apart, with what ``validate`` says today (our re
 
 ``live_api_agreement()`` runs ``validate_request`` (``validate`` on a whole request body) on
 every capture and returns an ``Agreement``: an HTML table in Jupyter, aligned plain text
-elsewhere, the same on every run. No live API is called here.
+elsewhere, the same on every run. ``Agreement.summary()`` is the short view: the count, what kind
+of evidence the captures are (a verbatim text, or a quoted one whose ids and message numbers we
+filled in; a known request, or one reconstructed from the report), and one line per capture with
+what its rule forbids. No live API is called here.
 """
 
 from __future__ import annotations
@@ -21,9 +24,17 @@ from html import escape as _esc  # quotes too
 from pathlib import Path
 from typing import Any, Final
 
-from msgmodel.core.protocol import validate_request
+from msgmodel.core.protocol import hint_for, validate_request
 
-__all__ = ["Agreement", "Capture", "OpenQuestion", "OpenQuestions", "live_api_agreement", "load_captures"]
+__all__ = [
+    "Agreement",
+    "AgreementSummary",
+    "Capture",
+    "OpenQuestion",
+    "OpenQuestions",
+    "live_api_agreement",
+    "load_captures",
+]
 
 DATA: Final = Path(__file__).resolve().parent.parent / "data" / "live_api_errors.json"
 _ACCEPTED: Final = "200 (accepted)"
@@ -44,6 +55,13 @@ class Capture:
     urls: tuple[str, ...]
     note: str
     validate_text: str
+    filled: bool = False
+    hint: str = ""
+
+    @property
+    def reconstructed(self) -> bool:
+        """Whether the request was inferred from the report (confidence below A): a verbatim text, a guessed input."""
+        return self.confidence != "A"
 
     @property
     def live_answer(self) -> str:
@@ -70,6 +88,11 @@ class OpenQuestion:
 def _first_violation(body: dict[str, Any]) -> str:
     violations = validate_request(body)
     return str(violations[0]) if violations else _ACCEPTED
+
+
+def _first_hint(body: dict[str, Any]) -> str:
+    violations = validate_request(body)
+    return hint_for(violations[0]) if violations else "accepted"
 
 
 def _short_content(content: object) -> str:
@@ -117,6 +140,8 @@ def load_captures(path: Path = DATA) -> tuple[list[Capture], list[OpenQuestion]]
             urls=tuple(c["source"]["urls"]),
             note=c["note"],
             validate_text=_first_violation(c["body"]),
+            filled=bool(c.get("fill")),
+            hint=_first_hint(c["body"]),
         )
         for c in data["captures"]
     ]
@@ -188,24 +213,28 @@ class Agreement:
     def _title(self) -> str:
         return f"validate vs the live API: {self.agreeing} of {len(self.captures)} public captures agree byte for byte"
 
+    def summary(self) -> AgreementSummary:
+        """The short view: the count, what the evidence is, and one line per capture."""
+        return AgreementSummary(self)
+
     def __repr__(self) -> str:
         lines = [self._title()]
         for c in self.captures:
             mark = "✓" if c.agrees else "✗"
             lines.append(f"{mark} {c.rule}: {request_summary(c.body)}")
-            lines.append(f"      live API: {c.live_answer}")
+            lines.append(f"      {'captured (ids filled in)' if c.filled else 'captured, verbatim'}: {c.live_answer}")
             lines.append(f"      validate: {'same' if c.agrees else c.validate_text}")
             lines.append(f"      source:   {c.source}")
         return "\n".join(lines) + "\n\n" + repr(self.open_questions)
 
     def _repr_html_(self) -> str:
         head = (
-            "<tr><th>rule</th><th>request</th><th>live API (captured, verbatim)</th><th>validate</th>"
+            "<tr><th>rule</th><th>request</th><th>live API (captured)</th><th>validate</th>"
             "<th>agree</th><th>public source</th></tr>"
         )
         rows = "".join(
             f"<tr><td>{_esc(c.rule)}</td><td><code>{_esc(request_summary(c.body))}</code></td>"
-            f"<td><code>{_esc(c.live_answer)}</code></td>"
+            f"<td><code>{_esc(c.live_answer)}</code>{' (ids filled in)' if c.filled else ''}</td>"
             f"<td><code>{_esc('same' if c.agrees else c.validate_text)}</code></td>"
             f'<td class="{"ok" if c.agrees else "ko"}">{"✓" if c.agrees else "✗"}</td>'
             f"<td>{_source_html(c.source, c.urls)}</td></tr>"
@@ -216,6 +245,39 @@ class Agreement:
             f"{head}{rows}</table>"
         )
         return table + self.open_questions._repr_html_()
+
+
+class AgreementSummary:
+    """``Agreement.summary()``: the count, the kind of evidence, and per capture its rule and what the rule forbids."""
+
+    def __init__(self, agreement: Agreement) -> None:
+        self.agreement = agreement
+
+    def __repr__(self) -> str:
+        a = self.agreement
+        caps = a.captures
+        refused = sum(c.live_status == 400 for c in caps)
+        filled = sum(c.filled for c in caps)
+        rebuilt = sum(c.reconstructed for c in caps)
+        rows: dict[tuple[int, str], list[Capture]] = {}
+        for c in caps:
+            rows.setdefault((c.live_status, c.rule), []).append(c)
+        width = max(len(c.rule) for c in caps) + 4
+        lines = [
+            a._title(),
+            f"  {refused} refusals and {len(caps) - refused} acceptance; {len(caps) - filled} texts verbatim, "
+            f"{filled} quoted with placeholders (ids, message numbers) we filled in for the request;",
+            f"  {len(caps) - rebuilt} requests known exactly, {rebuilt} reconstructed from the report",
+        ]
+        for (status, rule), group in rows.items():
+            c = group[0]
+            what = (
+                c.hint.split(";")[0] if status == 400 else "accepted: " + c.note.split(": accepted ")[-1].strip("().")
+            )
+            name = f"{rule} ×{len(group)}" if len(group) > 1 else rule
+            lines.append(f"{'✓' if all(g.agrees for g in group) else '✗'} {status} {name:<{width}} {what}")
+        lines.append(f"not captured: {len(a.open_questions)} open questions, answered by our reading (listed apart)")
+        return "\n".join(lines)
 
 
 def live_api_agreement() -> Agreement:

@@ -1,10 +1,21 @@
 """The core route through the series: which sections of each chapter, and how many minutes.
 
 This module owns the measure of the core path. A chapter's core cells are the cells tagged
-``core`` in its jupytext source (``notebooks/src/NN_*.py``: ``# %% [markdown] tags=["core"]`` or
-``# %% tags=["core"]``). Reading time is estimated as ``tools/series_stats.py`` estimates it on the
-built notebooks: 200 words of markdown a minute plus half a minute per non-empty code cell, core
-cells only. A chapter's core sections are the ``##`` headings under which its core cells sit.
+``core``. The route is measured on the built notebooks, ``notebooks/NN_*.ipynb``, with their
+committed outputs, because a careful reader reads the outputs too. Two reading models, the two
+of ``tools/series_stats.py``, over core cells only:
+
+* **careful** (the one the route shows, ``ChapterRoute.minutes``): 200 words of markdown a
+  minute, plus 20 non-blank lines of code a minute, plus 250 words of output a minute (stream
+  text, and the ``text/markdown`` or else ``text/plain`` of a rich output). A code cell whose
+  input is hidden (``metadata.jupyter.source_hidden``, or a ``hide-input`` tag) counts no lines.
+  A learner who read the core path start to finish took about as long as this model says.
+* **quick** (``ChapterRoute.quick_minutes``): 200 words of markdown a minute plus half a minute
+  per non-empty code cell. It undercounts long code cells and long outputs.
+
+A chapter's core sections are the ``##`` headings under which its core cells sit.
+``read_cells`` reads a chapter's jupytext source (``notebooks/src/NN_*.py``), for the tests that
+compare it with the built notebook.
 
 ``core_route()`` returns a ``Route``: an HTML table in Jupyter, aligned text elsewhere, and
 ``markdown()``, the table the README shows between ``<!-- core-route -->`` and
@@ -18,12 +29,26 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["ChapterRoute", "Route", "SourceCell", "core_route", "find_sources", "read_cells"]
+__all__ = [
+    "ChapterRoute",
+    "Route",
+    "SourceCell",
+    "chapter_route",
+    "code_lines",
+    "core_route",
+    "find_notebooks",
+    "find_sources",
+    "input_hidden",
+    "output_text",
+    "read_cells",
+]
 
-WORDS_PER_MINUTE: Final = 200
-MINUTES_PER_CODE_CELL: Final = 0.5
+WORDS_PER_MINUTE: Final = 200  # markdown, both models
+MINUTES_PER_CODE_CELL: Final = 0.5  # the quick model
+CODE_LINES_PER_MINUTE: Final = 20  # the careful model: non-blank lines of visible code
+OUTPUT_WORDS_PER_MINUTE: Final = 250  # the careful model: words of output
 _MARKER: Final = re.compile(r"^# %%(?P<rest>.*)$")
 _TAGS: Final = re.compile(r"tags=(\[[^\]]*\])")
 
@@ -73,46 +98,93 @@ def read_cells(text: str) -> list[SourceCell]:
 
 @dataclass(frozen=True)
 class ChapterRoute:
-    """One chapter on the core route: its number, title, core sections, words, code cells, minutes."""
+    """One chapter on the core route: its number, title, core sections, and what its core cells hold.
+
+    ``words`` of markdown, ``code_cells`` (non-empty), ``code_lines`` (non-blank, visible input
+    only) and ``output_words``, all over core cells.
+    """
 
     chapter: str
     title: str
     sections: tuple[str, ...]
     words: int
     code_cells: int
+    code_lines: int = 0
+    output_words: int = 0
 
     @property
     def minutes(self) -> float:
-        """Core reading time: words/200 + ½ minute per code cell, to one decimal."""
+        """Core reading time by the careful model: words/200 + code lines/20 + output words/250, to one decimal."""
+        return round(
+            self.words / WORDS_PER_MINUTE
+            + self.code_lines / CODE_LINES_PER_MINUTE
+            + self.output_words / OUTPUT_WORDS_PER_MINUTE,
+            1,
+        )
+
+    @property
+    def quick_minutes(self) -> float:
+        """Core reading time by the quick model: words/200 + ½ minute per code cell, to one decimal."""
         return round(self.words / WORDS_PER_MINUTE + self.code_cells * MINUTES_PER_CODE_CELL, 1)
 
 
-def _chapter_route(path: Path) -> ChapterRoute:
-    cells = read_cells(path.read_text(encoding="utf-8"))
-    title, section = path.stem, ""
+def _text(source: object) -> str:
+    return "".join(source) if isinstance(source, list) else str(source or "")
+
+
+def output_text(output: dict[str, Any]) -> str:
+    """The words a reader reads in one output: a stream's text, else its ``text/markdown`` or ``text/plain``."""
+    if "text" in output:
+        return _text(output["text"])
+    data = output.get("data") or {}
+    return _text(data.get("text/markdown") or data.get("text/plain") or "")
+
+
+def input_hidden(cell: dict[str, Any]) -> bool:
+    """Whether a code cell's input is hidden (JupyterLab's collapsed input, or the ``hide-input`` tag)."""
+    meta = cell.get("metadata") or {}
+    return bool((meta.get("jupyter") or {}).get("source_hidden")) or "hide-input" in meta.get("tags", ())
+
+
+def code_lines(cell: dict[str, Any]) -> int:
+    """The non-blank lines a reader reads in a code cell (none when its input is hidden)."""
+    return 0 if input_hidden(cell) else sum(1 for line in _text(cell.get("source")).splitlines() if line.strip())
+
+
+def _words(text: str) -> int:
+    return len(re.findall(r"\S+", text))
+
+
+def chapter_route(nb: dict[str, Any], stem: str) -> ChapterRoute:
+    """The core route through one built notebook (its JSON as a dict); ``stem`` is its file name without suffix."""
+    title, section = stem, ""
     sections: list[str] = []
-    words = code = 0
-    for c in cells:
+    words = cells = lines = out = 0
+    for c in nb.get("cells", []):
+        source = _text(c.get("source"))
+        tags = (c.get("metadata") or {}).get("tags", ())
         headed: list[str] = []  # every section this cell opens, not only its last
-        if c.cell_type == "markdown":
-            for line in c.source.splitlines():
-                if line.startswith("# ") and title == path.stem:
+        if c.get("cell_type") == "markdown":
+            for line in source.splitlines():
+                if line.startswith("# ") and title == stem:
                     title = re.sub(r"^\d\d\s*·\s*", "", line[2:].strip())  # "00 · Start here" -> "Start here"
                 elif line.startswith("## "):
                     section = line[3:].strip()
                     headed.append(section)
-        if "core" not in c.tags:
+        if "core" not in tags:
             continue
-        if c.cell_type == "markdown":
-            words += len(re.findall(r"\S+", c.source))
-        elif c.source.strip():
-            code += 1
+        if c.get("cell_type") == "markdown":
+            words += _words(source)
+        elif c.get("cell_type") == "code" and source.strip():
+            cells += 1
+            lines += code_lines(c)
+            out += sum(_words(output_text(o)) for o in c.get("outputs", []))
         else:
             continue
         for name in headed or [section]:
             if name and name not in sections:
                 sections.append(name)
-    return ChapterRoute(path.stem[:2], title, tuple(sections), words, code)
+    return ChapterRoute(stem[:2], title, tuple(sections), words, cells, lines, out)
 
 
 def find_sources(start: Path | None = None) -> Path:
@@ -132,26 +204,53 @@ def find_sources(start: Path | None = None) -> Path:
     )
 
 
+def find_notebooks(start: Path | None = None) -> Path:
+    """The repository's ``notebooks/`` with the built chapters (``NN_*.ipynb``): next to the package, else near the cwd.
+
+    ``FileNotFoundError`` names the places it looked.
+    """
+    here = Path(__file__).resolve().parents[2]
+    cwd = (start or Path.cwd()).resolve()
+    candidates = [here / "notebooks", cwd / "notebooks", cwd, cwd.parent / "notebooks"]
+    for c in candidates:
+        if c.is_dir() and any(c.glob("[0-9][0-9]_*.ipynb")):
+            return c
+    raise FileNotFoundError(
+        "no notebooks/ with built chapters (NN_*.ipynb) in: " + ", ".join(str(c) for c in candidates)
+    )
+
+
 class Route:
-    """The core route: one row per chapter, and the total."""
+    """The core route: one row per chapter, and the total (careful minutes)."""
 
     def __init__(self, chapters: list[ChapterRoute]) -> None:
         self.chapters = chapters
 
     @property
     def total(self) -> float:
-        """The core path's minutes, all chapters."""
+        """The core path's minutes by the careful model, all chapters."""
         return round(sum(c.minutes for c in self.chapters), 1)
+
+    @property
+    def quick_total(self) -> float:
+        """The core path's minutes by the quick model, all chapters."""
+        return round(sum(c.quick_minutes for c in self.chapters), 1)
+
+    @property
+    def code_lines(self) -> int:
+        """The lines of code a reader reads on the core path."""
+        return sum(c.code_lines for c in self.chapters)
 
     def _sections(self, c: ChapterRoute) -> str:
         return " · ".join(c.sections) or "(no core cells yet)"
 
     def __repr__(self) -> str:
         width = max([len(f"{c.chapter} {c.title}") for c in self.chapters] + [7])
-        lines = [f"{'chapter':<{width}}  {'min':>5}  core sections"]
+        lines = [f"{'chapter':<{width}}  {'min':>5}"]
         for c in self.chapters:
-            lines.append(f"{c.chapter + ' ' + c.title:<{width}}  {c.minutes:>5}  {self._sections(c)}")
+            lines.append(f"{c.chapter + ' ' + c.title:<{width}}  {c.minutes:>5}")
         lines.append(f"{'total':<{width}}  {self.total:>5}")
+        lines.append(MODEL_NOTE)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -163,7 +262,8 @@ class Route:
         return (
             '<table class="mm-route"><tr><th>#</th><th>chapter</th><th style="text-align:left">core sections</th>'
             f"<th>min</th></tr>{rows}<tr><td></td><td><b>total</b></td><td></td>"
-            f"<td style='text-align:right'><b>{self.total}</b></td></tr></table>"
+            f"<td style='text-align:right'><b>{self.total}</b></td></tr>"
+            f'<caption style="caption-side:bottom;text-align:left">{html.escape(MODEL_NOTE)}</caption></table>'
         )
 
     def markdown(self) -> str:
@@ -175,7 +275,14 @@ class Route:
         return "\n".join(lines)
 
 
-def core_route(src: Path | None = None) -> Route:
-    """The 90-minute route: per chapter, its core sections and minutes, from ``notebooks/src/*.py``."""
-    folder = src if src is not None else find_sources()
-    return Route([_chapter_route(p) for p in sorted(folder.glob("[0-9][0-9]_*.py"))])
+MODEL_NOTE: Final = (
+    f"min: a careful reading, core cells only: prose {WORDS_PER_MINUTE} words, code {CODE_LINES_PER_MINUTE} lines "
+    f"and output {OUTPUT_WORDS_PER_MINUTE} words a minute"
+)
+
+
+def core_route(notebooks: Path | None = None) -> Route:
+    """The 90-minute route: per chapter, its core sections and careful minutes, from ``notebooks/NN_*.ipynb``."""
+    folder = notebooks if notebooks is not None else find_notebooks()
+    paths = sorted(folder.glob("[0-9][0-9]_*.ipynb"))
+    return Route([chapter_route(json.loads(p.read_text(encoding="utf-8")), p.stem) for p in paths])

@@ -2,8 +2,9 @@
 
 This module owns the little machinery several chapters need to *show* something, so that no
 notebook defines it again: ``side_by_side`` lays two texts out in columns (an HTML table in
-Jupyter, aligned plain text on GitHub and in nbval), and ``type_check`` runs ``mypy --strict``
-on snippets in a scratch folder and returns what mypy says with short, stable file names.
+Jupyter, aligned plain text on GitHub and in nbval), ``abridged`` shortens a transcript for such a
+column (each block's first lines, the rest counted), and ``type_check`` runs ``mypy --strict`` on
+snippets in a scratch folder and returns what mypy says with short, stable file names.
 
 The scratch folder of each run is private (``tempfile.mkdtemp``: mode 0700, a name no one
 can guess) and removed afterwards; module names must be plain identifiers, so no file is
@@ -36,7 +37,15 @@ from typing import Final
 from msgmodel.course.live_api import live_api_agreement
 from msgmodel.course.route import core_route
 
-__all__ = ["MypyReport", "SideBySide", "core_route", "live_api_agreement", "side_by_side", "type_check"]
+__all__ = [
+    "MypyReport",
+    "SideBySide",
+    "abridged",
+    "core_route",
+    "live_api_agreement",
+    "side_by_side",
+    "type_check",
+]
 
 _SOURCE_TREE: Final = Path(__file__).resolve().parents[2]
 _cache_dir: Path | None = None
@@ -93,6 +102,22 @@ class SideBySide:
 def side_by_side(left: str, right: str, titles: tuple[str, str], *, width: int = 58) -> SideBySide:
     """Show two texts in columns (``titles`` head the columns)."""
     return SideBySide(left, right, titles, width)
+
+
+def abridged(transcript: str, keep: int = 2) -> str:
+    """A transcript for display: each message or block keeps its first ``keep`` lines; the others are counted.
+
+    A line that starts a message (``User:``, ``Assistant:``) or a block (``[``) starts a new run.
+    """
+    out: list[str] = []
+    run: list[str] = []
+    for line in [*transcript.splitlines(), "[end]"]:
+        if line.lower().startswith(("user:", "assistant:", "[")):  # a new message or block starts
+            out += run if len(run) <= keep + 1 else [*run[:keep], f"  ⋮ ({len(run) - keep} more lines)", ""]
+            out, run = [*out, line], []
+        else:
+            run.append(line)
+    return "\n".join(out[:-1])
 
 
 class MypyReport(str):

@@ -47,7 +47,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape as _esc  # quotes too
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
 import ipywidgets as w
 
@@ -508,7 +508,7 @@ class TranscriptCompare:
         after_label: str = "after: transcript_of(messages)",
     ) -> None:
         self.messages: tuple[Message, ...] = tuple(messages)
-        self.before_text: str = before(to_api(self.messages))
+        self.before_text: str = before(cast(list[dict[str, Any]], to_api(self.messages)))
         if not isinstance(self.before_text, str):
             raise TypeError(f"before must return a string, got {type(self.before_text).__name__}")
         self.after_text = transcript_of(self.messages)
@@ -775,8 +775,11 @@ class InterviewDrill:
     score, shown under the questions, is the key points ticked over all key points. In code:
     ``drill.write(i, text)``, ``drill.reveal(i)``, ``drill.tick(i, j)``, ``drill.score``.
 
-    The plain-text view lists the questions and the learner's progress, never a model answer; the
-    static HTML (no kernel) shows each model answer and its key points folded in ``<details>``.
+    Where no widget runs the model answers can still be read: the plain-text view lists each question
+    with the learner's progress and then its model answer (a reader of the text, as on GitHub, has no
+    button to press); the static HTML (no kernel: the site, the slides) folds each model answer and its
+    key points in a ``<details>``. The live widget ends with the same answers folded in one
+    ``<details>`` ("All model answers"), so they are readable without the buttons too.
     """
 
     def __init__(self, items: Iterable[DrillCard], *, title: str = "Interview drill") -> None:
@@ -820,7 +823,8 @@ class InterviewDrill:
             self.point_boxes.append(points)
             rows += [w.HTML(f'<div class="mmw mmw-q">{i + 1}. {_esc(item.question)}</div>'), box, button, shown, points]
         self.score_view = w.HTML(value=self._score_html())
-        self.widget = w.VBox([*rows, self.score_view], layout=w.Layout(width="100%"))
+        sheet = w.HTML(value=self._all_answers_html())
+        self.widget = w.VBox([*rows, self.score_view, sheet], layout=w.Layout(width="100%"))
         self.widget.add_class("mm-interview-drill")
 
     def _revealer(self, i: int) -> Callable[[Any], None]:
@@ -876,6 +880,13 @@ class InterviewDrill:
     def _score_html(self) -> str:
         return f'<div class="mmw mmw-note mm-drill-score">{_esc(self._score_text())}</div>'
 
+    def _all_answers_html(self) -> str:
+        items = "".join(f"<li><b>{_esc(item.question)}</b> {_esc(item.answer)}</li>" for item in self.items)
+        return (
+            '<details class="mmw mm-drill-sheet"><summary>All model answers (read them after writing '
+            f"yours)</summary><ol>{items}</ol></details>"
+        )
+
     def static_html(self) -> str:
         """The questions; each model answer and its key points folded in a ``<details>``."""
         parts = [f'{_STYLE}<div class="mmw mm-interview-drill-static"><b>{_esc(self.title)}</b>']
@@ -897,11 +908,12 @@ class InterviewDrill:
         lines = [f"InterviewDrill: {self.title} ({n} question{'s' if n != 1 else ''}; {self._score_text()})"]
         for i, item in enumerate(self.items):
             words = _words(self.answers[i].value)
-            state = f"your answer: {words} word{'s' if words != 1 else ''}" if words else "not answered yet"
+            state = [f"your answer: {words} word{'s' if words != 1 else ''}"] if words else []
             if self.revealed[i]:
                 ticked = sum(c.value for c in self.checks[i])
-                state += f"; model answer shown, {ticked} of {len(self.checks[i])} key points ticked"
-            lines.append(f"  {i + 1}. {item.question}  [{state}]")
+                state.append(f"model answer shown, {ticked} of {len(self.checks[i])} key points ticked")
+            lines.append(f"  {i + 1}. {item.question}" + (f"  [{'; '.join(state)}]" if state else ""))
+            lines.append(f"     Model answer: {item.answer}")
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

@@ -31,11 +31,9 @@
 # The Messages API is stateless: every request carries the *whole* conversation. When the model wants a tool, its
 # assistant message ends with a `tool_use` block that has an `id`. Your code runs the tool and sends the output back
 # as a `tool_result` block with that id, in the *next* message, whose role is `user`. The server checks this pairing
-# on every request (a result the model cannot tie to a call it made is output it can only misread, and a call left
-# unanswered is a turn that never finished), so any code that edits the history (compaction, trimming, summarizing,
-# storage, replay) must keep the pairs intact. Two things break when it does not. A cut that separates a call from its
-# result gets a 400: loud. A summary that flattens tool blocks into placeholders forgets what the agent did: silent,
-# and worse.
+# on every request, so any code that edits the history (compaction, trimming, summarizing, storage, replay) must keep
+# the pairs intact. A cut that separates a call from its result gets a 400: loud. A summary that flattens tool blocks
+# into placeholders forgets what the agent did: silent, and worse.
 #
 # The interviewer wants three things: can you draw the exchange, do you know which invariant the server enforces,
 # and can you name the design that keeps every piece of code from breaking it?
@@ -62,9 +60,13 @@
 #
 # ### Three ways to use the series
 #
+# A 90-minute class, interview preparation, or executable documentation (the optional cell after the route says
+# more about the last two).
+#
 # * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab shows a
 #   cell's tags in its property inspector) explain both bugs, their common cause and the model that removes it. The
-#   route, computed from the notebooks themselves:
+#   route, measured on the notebooks themselves, in minutes of careful reading (every word of prose, every line of
+#   code and every output on the route):
 
 # %% tags=["core"]
 from msgmodel.course.teaching import core_route
@@ -72,17 +74,18 @@ from msgmodel.course.teaching import core_route
 core_route()
 
 # %% [markdown] tags=["core"]
-# * **Interview preparation.** Each chapter's *Why* opens with the interviewer's question in bold, and its
-#   *Follow-up questions* are the ones asked next: answer aloud before you read on. Chapter 06 has a drill
-#   where you write your answer first and then score it against a checklist.
-# * **Executable documentation.** Every claim is a cell; `make test` re-runs every notebook and compares each output
-#   with the committed one. The code you import is the `msgmodel` package: `msgmodel.core` is the library (the
-#   message model, the validator, compaction, the engine), `msgmodel.api` a local Messages API, and
-#   `msgmodel.course` the helpers only these notebooks use (displays, widgets, exercises, and the legacy exhibit).
-#   Each module opens with a docstring saying what it owns.
-#
 # Every chapter has the same sections: What · Why · How · Follow-up questions · Pitfalls and trade-offs · vs. the
-# real source · One-line summary · Exercises. A wider survey of other projects is in [survey.md](../docs/survey.md).
+# real source · One-line summary · Exercises. The core route reads What, Why, How and the summary; the other sections
+# are optional, and the route never needs them (a core cell that mentions one says it is optional).
+
+# %% [markdown]
+# * **Interview preparation.** Each chapter's *Why* opens with the interviewer's question in bold; chapter 06 has a
+#   drill of fifteen follow-up questions where you write your answer first, then read the model answer and score
+#   yours against a checklist.
+# * **Executable documentation.** Every claim is a cell; `make test` re-runs every notebook and compares each output
+#   with the committed one. The code you import is the `msgmodel` package: `msgmodel.core` is the library,
+#   `msgmodel.api` a local Messages API, `msgmodel.course` what only these notebooks use (displays, widgets, the
+#   sessions the chapters replay, the legacy exhibit).
 
 # %% [markdown] tags=["core"]
 # ### The protocol in one page
@@ -101,23 +104,15 @@ core_route()
 # ```
 #
 # Let's send it. The client is the **official `anthropic` SDK**, wired in-process to a local Messages API
-# (`msgmodel.api.local_client`) that checks every request against the live API's rules and answers a refused one with
-# a 400 in the live API's words. Its *model* is a script that decides nothing: the protocol is real, the intelligence
-# is not, and for these chapters it need not be. The tools are four demo tools over a small in-memory project.
+# (`msgmodel.api.local_client`) that checks every request against the live API's rules and refuses a bad one with a
+# 400, in the live API's words where a public capture exists (chapter 01). Its *model* is a script: the protocol is
+# real, the intelligence is not, and for these chapters it need not be. The tools are four demo tools over a small
+# in-memory project.
 
 # %% tags=["core"]
 import anthropic
 
-from msgmodel import (
-    TextBlock,
-    ToolUseBlock,
-    assistant_msg,
-    blocks_from_api,
-    to_api,
-    tool_result_msg,
-    tool_uses_of,
-    user_text,
-)
+from msgmodel import TextBlock, ToolUseBlock, assistant_msg, blocks_from_api, to_api, tool_result_msg, user_text
 from msgmodel.api import local_client
 from msgmodel.api.demo_tools import demo_registry
 from msgmodel.api.scripted import ScriptedModel
@@ -125,13 +120,10 @@ from msgmodel.core.tools import run_tool, tools_param
 from msgmodel.course.display import show
 
 MODEL = "claude-sonnet-4-6"  # the local API applies this model's rules
-script = ScriptedModel(  # turn i answers a request whose history holds i assistant messages
-    [
-        [TextBlock("Let me read it."), ToolUseBlock(id="toolu_01A", name="read_file", input={"path": "setup.cfg"})],
-        "setup.cfg describes the package fetcher, version 0.3.1. It needs Python 3.10 or newer; tests live in tests/.",
-        "Python 3.10 or newer: the file says python_requires = >=3.10.",
-    ]
-)
+script = ScriptedModel([  # the model's two answers, in order
+    [TextBlock("Let me read it."), ToolUseBlock(id="toolu_01A", name="read_file", input={"path": "setup.cfg"})],
+    "setup.cfg describes the package fetcher, version 0.3.1. It needs Python 3.10 or newer; tests live in tests/.",
+])
 client = local_client(script)
 REGISTRY = demo_registry()
 TOOLS = tools_param(REGISTRY)  # the API's tools= list
@@ -159,6 +151,8 @@ history[1]
 # `tool_result_msg` wraps it in a message whose role is **`user`**. That one fact causes most of chapter 01.
 
 # %% tags=["core"]
+from msgmodel import tool_uses_of
+
 [call] = tool_uses_of(history[1])
 result = run_tool(REGISTRY, call)
 history.append(tool_result_msg([result]))
@@ -196,6 +190,12 @@ for i, wire in enumerate(to_api(history)):
 # | 4 | A request that holds tool blocks must define `tools=`. | a summarizer called without tools (02) |
 # | 5 | On Claude 4.6 and later, a request ends with a **user** message. | replaying a stored history as is |
 #
+# Rule 3 means the results come first in that next message, before any text, and nothing sits between a call and its
+# answers (a user who interjects before the results arrive breaks it). Rule 5 is recent: models from Claude 4.6 on no
+# longer accept *prefill*, a request ending with an assistant message for the model to continue, so a stored history
+# that ends with the assistant's answer is not yet a request; older models accept it. Two user messages in a row, on
+# the other hand, break no rule: the API merges them into one turn (chapter 01 shows it).
+#
 # Break rule 2. The user asks a follow-up; a naive compaction keeps only "the last three messages", so the request
 # opens with the tool result and its `tool_use` is gone:
 
@@ -210,12 +210,13 @@ except anthropic.BadRequestError as err:
 
 # %% [markdown] tags=["core"]
 # That sentence is the live API's wording: Claude Code users pasted the same text, down to `messages.0.content.0`,
-# into [anthropics/claude-code#24670](https://github.com/anthropics/claude-code/issues/24670). Chapter 01 puts the
-# local validator next to every public capture of the live API and shows they agree.
+# into [anthropics/claude-code#24670](https://github.com/anthropics/claude-code/issues/24670). Chapter 01 runs the
+# local validator on each of the 15 public captures of a live answer that the series ships, and shows they agree
+# byte for byte; where no capture exists, the validator answers by a documented reading.
 #
 # You don't need a round trip to know this. `msgmodel.core.protocol.validate` is the local API's own judge: it
-# returns every rule a message list breaks, the one the API would report first, each with a stable rule id and a
-# plain-words hint:
+# returns the violations it finds, first the one the API would report (here there is one), each with a stable rule
+# id and a plain-words hint:
 
 # %% tags=["core"]
 from msgmodel.core.protocol import validate
@@ -260,8 +261,8 @@ show(session)
 # ### Reference: running the series
 #
 # * **Open it:** `make lab` from the repository root; run each chapter top to bottom (*Kernel → Restart Kernel and
-#   Run All Cells*). Every chapter runs offline, with no API key, in a few seconds, and its outputs are
-#   deterministic (fixed ids, fixed seeds, no clocks), so they can be committed and re-checked.
+#   Run All Cells*). Every chapter runs offline, with no API key, in ten seconds or less (the build fails a slower
+#   one); its outputs are deterministic (fixed ids, fixed seeds, no clocks), so they can be committed and re-checked.
 # * **Exercises** are checked by `check("00.1", answer)`. A committed notebook shows each one unattempted. Stuck?
 #   `hint("00.1")`, then `hint("00.1", 2)`; `reveal("00.1", confirm=True)` shows a reference solution.
 # * **The real API.** Only the line that makes the client is local. With `ANTHROPIC_API_KEY` set in the environment
@@ -324,8 +325,9 @@ for name, case in [("right id, one message too late", late), ("right place, wron
 #
 # **"Two user messages in a row: is that an error?"**
 #
-# Not any more: the API merges consecutive messages of one role into one turn. Tutorials from 2024 quote the old
-# error (`roles must alternate`). Check the date before you trust an error string.
+# Not any more: the API merges consecutive messages of one role into one turn ([api-rules.md](../docs/api-rules.md)
+# §0, finding 2: the docs say so, and a live recording got a 200). Tutorials from 2024 quote the old error (`roles
+# must alternate`). Check the date before you trust an error string.
 
 # %%
 validate([user_text("What is in setup.cfg?"), user_text("And the version, please.")], model=MODEL)
@@ -398,7 +400,7 @@ for m in naive:
 #
 # The wire shape is Anthropic's; the **`anthropic` SDK** types it for the checker only. Its request types are
 # `TypedDict`s: a message is a role plus `content` that is a string *or* a list of blocks, the same two forms this
-# series keeps (the original tutorial: "the real source has the same two-form design"). At run time a `TypedDict` is
+# series keeps (the original says Claude Code's source has the same two forms). At run time a `TypedDict` is
 # a plain `dict`, so nothing checks it before the server. The installed SDK's own definition:
 
 # %%

@@ -16,12 +16,10 @@
 # %% [markdown] tags=["core"]
 # ## What
 #
-# First the evidence that the local API's 400s are the live API's, word for word wherever a public capture exists.
-# Then a small coding agent written the way most agents start, with messages as `list[dict]`, compacts its history:
-# it keeps the last `keep` messages and summarizes the rest. With one innocent value of `keep` the next request
-# fails, and the API's own words say a `tool_result` lost its `tool_use`. We find where the cut fell, see why "start
-# the window at a user message" is not enough in this protocol, predict the error locally, and apply a local fix:
-# *copy #1* of knowledge that belongs elsewhere.
+# First the evidence that the local API's 400s are the live API's. Then an agent that keeps its messages as
+# `list[dict]` compacts its history by keeping the last `keep` messages; with one innocent value of `keep` the next
+# request fails. We find where the cut fell, see why "start the window at a user message" is not enough in this
+# protocol, and apply a local fix: *copy #1* of knowledge that belongs elsewhere.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -41,73 +39,45 @@
 #
 # ### 1. The evidence: `validate` against the live API's captured answers
 #
-# Every error in this series comes from a local Messages API whose judge is `msgmodel.core.protocol.validate`. The
-# claim "the wording is the live API's, byte for byte" rests on public captures: requests whose live 400 someone
-# recorded or pasted into a public issue. The table runs `validate` on each captured request and compares its text
-# with the captured one:
+# Every error in this series comes from a local Messages API whose judge is `msgmodel.core.protocol.validate`. Its
+# wording is the live API's where someone recorded a live answer in public: the series ships 15 such captures
+# (`msgmodel/data/live_api_errors.json`, with their sources in [api-rules.md](../docs/api-rules.md), optional
+# reading). The cell runs `validate` on each captured request and compares its text with the captured one, byte for
+# byte; each line names the rule and what it forbids:
 
 # %% tags=["core"]
 from msgmodel.course.teaching import live_api_agreement
 
 agreement = live_api_agreement()
-agreement
+agreement.summary()
 
-# %% [markdown]
-# Where no capture exists, `validate` still has to answer, and `msgmodel/core/protocol.py` writes down the reading it
-# chose. Those open questions are listed apart, never mixed with the captured answers:
+# %% [markdown] tags=["core"]
+# What this does not show: the live API's answer where nobody captured one (the six open questions, where
+# `validate` answers by a documented reading), and what no local validator can check, such as whether a thinking
+# block's signature is genuine. Every captured text and its source, and the open questions, are in the optional cell
+# below.
 
 # %%
-print(agreement.open_questions)
+agreement
 
 # %% [markdown] tags=["core"]
 # ### 2. The exhibit: an agent loop on dicts
 #
 # `msgmodel.course.legacy.engine.QueryEngine` is the agent loop as it stood after steps 29–30, messages as
-# `list[dict[str, Any]]`. The original's step 30 is titled "from script to engine: extracting the QueryEngine class"
-# (the same step whose summary, chapter 02, turned tool blocks into "(tool call)"), which is why this engine takes
-# callbacks (`on_compact`, `on_tool_result`, ...; the original's step 32 turns them into an
-# event stream): we use them to watch it. It runs on `local_client()`, the official SDK wired to the local API, with
-# `RuleModel`, a deterministic stand-in that calls the demo tools.
+# `list[dict[str, Any]]`, with callbacks (`on_compact`, `on_tool_result`, ...) as in the original's step 30, "from
+# script to engine: extracting the QueryEngine class". `legacy_engine()` builds one on the official SDK wired to the
+# local API, whose model is `RuleModel`, a deterministic stand-in that calls four demo tools. To look at its dicts we
+# decode them with `from_api` into msgmodel's typed messages (chapter 04 builds them; here they are only the
+# yardstick), and `outline` draws a history one line per message:
 
 # %% tags=["core"]
-import inspect
-
-import anthropic
-
-from msgmodel import Message, from_api, is_clean_user_start, text_of, to_api, tool_results_of, tool_uses_of
-from msgmodel.api import local_client
-from msgmodel.api.demo_tools import demo_registry
-from msgmodel.core.protocol import validate
-from msgmodel.core.tools import tools_param
-from msgmodel.course.legacy import compact29
-from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
-
-REGISTRY = demo_registry()
-
-
-def legacy_engine(**config):
-    """The step-29/30 agent loop (dicts all the way) on the official SDK and the local API."""
-    tools = {name: tool.run for name, tool in REGISTRY.items()}
-    return LegacyEngine(local_client(), tools, tools_param(REGISTRY), **config)
-
-
-def draw(history, marks=None):
-    """The history, one line per message (its calls, its answers, or its text), a ✂ line before each marked index."""
-    for i, m in enumerate(history):
-        if i in (marks or {}):
-            print(f"✂ ─── {marks[i]}")
-        if calls := tool_uses_of(m):
-            what = "tool_use      " + ", ".join(f"{c.name} {c.id}" for c in calls)
-        elif answers := tool_results_of(m):
-            what = "tool_result → " + ", ".join(r.tool_use_id for r in answers)
-        else:
-            what = "text          " + repr(text_of(m).replace("\n", " ")[:48])
-        print(f"{i:>3}  {m.role:<9}  {what}")
-
+from msgmodel import from_api
+from msgmodel.course.display import outline
+from msgmodel.course.legacy.harness import legacy_engine
 
 engine = legacy_engine()
 engine.submit("Read src/app.py")
-draw(from_api(engine.messages))
+outline(from_api(engine.messages))
 
 # %% [markdown] tags=["core"]
 # Message 2 is a user message that no person wrote: it carries the `tool_result` for message 1's `tool_use`.
@@ -116,56 +86,22 @@ draw(from_api(engine.messages))
 #
 # The engine compacts when the history holds more than 12 messages, just before it calls the model: all but the last
 # `keep` messages go through the summarizer, and the summary comes back as one user message in front
-# (`legacy.compact29.compact`, whose core is `history[-keep:]`). An ordinary session, eight prompts twice over, with
-# the default `keep=6`:
+# (`legacy.compact29.compact`, whose core is `history[-keep:]`). Eight tool prompts twice over, with the default
+# `keep=6`, then `keep=7`, which a teammate picks for a little more context. `RecordingCompactor` keeps every history
+# the compactor was handed; `first_400` submits the prompts until the API refuses one:
 
 # %% tags=["core"]
-PROMPTS = [
-    "Read src/app.py",
-    "What is (3 + 4) * 2 ** 3?",
-    "Search for 'retries' in src/",
-    "List the files in tests/",
-    "Read README.md and setup.cfg",
-    "Where is 'APP_TIMEOUT' used? grep for it",
-    "Please read tests/test_app.py",
-    "Compute 2 ** 10 - 24",
-]
-compactions = []
-engine = legacy_engine(keep=6, on_compact=compactions.append)
-for prompt in PROMPTS * 2:
-    engine.submit(prompt)
-print(f"{len(PROMPTS) * 2} prompts answered, {len(compactions)} compactions, no error")
+from msgmodel.course.legacy import compact29
+from msgmodel.course.legacy.harness import RecordingCompactor, first_400
+from msgmodel.course.sessions import PROMPTS
+
+for keep in (6, 7):
+    compactor = RecordingCompactor(compact29.compact)
+    refusal = first_400(legacy_engine(keep=keep, compact=compactor), PROMPTS * 2)
+    print(f"keep={keep}: compacted {len(compactor.handed)}×;", refusal or f"all {len(PROMPTS) * 2} prompts answered")
 
 # %% [markdown] tags=["core"]
-# A teammate raises `keep` to 7 for a little more recent context. We wrap the compactor, unchanged, to keep the
-# history it was handed:
-
-# %% tags=["core"]
-given_to_compact = []
-
-
-def recording(compactor):
-    """The compactor, unchanged, but it remembers every history it was handed."""
-
-    def run(history, keep, summarize):
-        given_to_compact.append(list(history))
-        return compactor(history, keep, summarize)
-
-    return run
-
-
-engine = legacy_engine(keep=7, compact=recording(compact29.compact))
-for n, prompt in enumerate(PROMPTS * 2, start=1):
-    try:
-        engine.submit(prompt)
-    except anthropic.BadRequestError as err:
-        error, refused = err, list(engine.messages)  # the engine had already swapped in the compacted list
-        print(f"prompt {n} ({prompt!r}) raised {type(err).__name__}, status {err.status_code}")
-        print(err.api_message)
-        break
-
-# %% [markdown] tags=["core"]
-# One sentence is the whole bug report (`err.api_message` is the API's own text, as in chapter 00):
+# One sentence is the whole bug report (`api_message` is the API's own text, as in chapter 00):
 #
 # | Part | Meaning |
 # |---|---|
@@ -175,17 +111,32 @@ for n, prompt in enumerate(PROMPTS * 2, start=1):
 #
 # ### 4. Where the cut fell
 #
-# The compactor was handed 13 messages and kept `history[-7:]`:
+# Both runs handed the compactor the same 13 messages the first time. `keep=7` kept `history[-7:]`, `keep=6` one
+# message less:
 
 # %% tags=["core"]
-before = from_api(given_to_compact[-1])
+before = from_api(compactor.handed[-1])
 start = len(before) - 7
-draw(before, {start: f"history[-7:] starts here, at index {start}"})
+outline(before, {start: "history[-7:] starts here: refused", start + 1: "history[-6:] starts here: accepted"})
 
 # %% [markdown] tags=["core"]
 # Message 6 answers the `calculator` call in message 5, and message 5 is above the cut: it went into the summary.
 # The request sent was `[summary, *history[6:]]`, so the orphan is request message 1.
 #
+# **Two user messages in a row are not the problem.** That request opens with two user messages, the summary and the
+# tool answer. The API accepts consecutive messages of one role and merges them into one turn (optional reading:
+# [api-rules.md](../docs/api-rules.md) §0, finding 2; tutorials from 2024 quote the old `roles must alternate`
+# error). It checks each `tool_result` against the raw message right before it, though, so merging does not rescue
+# the orphan. `validate` (chapter 00) says both:
+
+# %% tags=["core"]
+from msgmodel import user_text
+from msgmodel.core.protocol import validate
+
+print("two user messages in a row:", validate([user_text("Summary: read src/app.py."), user_text("List tests/")]))
+print("the summary, then the orphan:", validate(refusal.request)[0].rule)
+
+# %% [markdown] tags=["core"]
 # ### 5. Why "start at a user message" is not enough
 #
 # The intuitive guard is "make the window start on a user message". Message 6 *is* a user message. In this protocol
@@ -200,34 +151,43 @@ draw(before, {start: f"history[-7:] starts here, at index {start}"})
 # pairing logic, and needs none, because a `ToolMessage` is never "human". Counting the history the compactor saw:
 
 # %% tags=["core"]
+from msgmodel import is_clean_user_start, tool_results_of
+
 users = [m for m in before if m.role == "user"]
 answers = [m for m in users if tool_results_of(m)]
 print(f"{len(users)} user messages: {len(answers)} are tool answers, {len(users) - len(answers)} were typed")
 print(f"the window starts on role={before[start].role!r}; a clean user start? {is_clean_user_start(before[start])}")
 
 # %% [markdown] tags=["core"]
-# The rule that holds is stricter: **a window may start only at a *clean user start*, a user message that answers no
-# tool call.** `msgmodel.core.message.is_clean_user_start` is that predicate (chapter 04 explains why it lives there).
+# A window must not open on a message that answers a call it does not hold. The rule this series adopts is stricter:
+# **a window starts only at a *clean user start*, a user message that answers no tool call.**
+# `msgmodel.core.message.is_clean_user_start` is that predicate (chapter 04 explains why it lives there).
+#
+# **Stricter than the protocol, on purpose.** With `keep=6` the window opened on message 7, the assistant's *text*
+# answer, and the API accepted it: the protocol forbids only a result whose call is gone (and a call whose result is
+# gone). msgmodel's compaction (chapter 05) still cuts only before a clean user start, a design choice: every kept
+# round stays whole (prompt, calls, results, answer), so the model never reads an answer whose question went into the
+# summary, and "where may a window start?" has one answer that is easy to test. For message 7 the two rules disagree:
+
+# %% tags=["core"]
+m7 = before[start + 1]
+print("the keep=6 window after its summary:", validate([user_text("Summary."), *before[start + 1 :]]))
+print("message 7 answers a call:", bool(tool_results_of(m7)), "| a clean user start:", is_clean_user_start(m7))
 
 # %% [markdown]
-# ### 6. Which values of `keep` break, and why it ships
+# ### Optional: which values of `keep` break, and why it ships
 #
 # We sweep `keep` over the eight tool prompts (the kind of session a team's tests use) and the same prompts with one
 # bit of small talk, "Great, thanks.", which the model answers without a tool (two messages instead of four):
 
 # %%
-CHATTY = [*PROMPTS[:3], "Great, thanks.", *PROMPTS[3:]]
+from msgmodel.course.sessions import CHATTY
 
 
 def outcome(prompts, keep, compactor=compact29.compact):
     """Run a fresh legacy engine over the prompts: '✓' or the prompt that got the 400."""
-    agent = legacy_engine(keep=keep, compact=compactor)
-    for n, prompt in enumerate(prompts, start=1):
-        try:
-            agent.submit(prompt)
-        except anthropic.BadRequestError:
-            return f"400 at prompt {n}"
-    return "✓"
+    refused = first_400(legacy_engine(keep=keep, compact=compactor), prompts)
+    return f"400 at prompt {refused.number}" if refused else "✓"
 
 
 print(f"{'keep':>4}  {'tool prompts only':<18}  {'with one small-talk turn'}")
@@ -251,61 +211,53 @@ for prompt in CHATTY:
     recorder.submit(prompt)
 CompactionExplorer(from_api(recorder.messages), keep_recent=6)
 
-# %% [markdown] tags=["core"]
-# ### 7. The validator sees it before the API does
+# %% [markdown]
+# ### Optional: the validator sees it before the API does
 #
-# Run on the refused request, `validate` predicts the 400 without sending anything, in the same words:
+# As in chapter 00, `validate` run on the refused request predicts the 400 without sending anything, in the same
+# words:
 
-# %% tags=["core"]
-v = validate(refused)[0]
+# %%
+v = validate(refusal.request)[0]
 print(v)
-print("identical to the API's text:", str(v) == error.api_message)
+print("identical to the API's text:", str(v) == refusal.error.api_message)
 print("rule:", v.rule, "| path:", v.path, "| hint:", v.hint)
 
 # %% [markdown] tags=["core"]
-# ### 8. A local fix
+# ### 6. A local fix
 #
-# Fix it where it hurts, inside compaction: move the cut **forward** to the next clean user start. (The original
-# tutorial says only that step 29 left compaction with its own `isCleanUserStart` check; the direction of the move
-# and this code are this series' illustration.)
+# Fix it where it hurts, inside compaction: `compact29.compact_fixed` moves the cut **forward** from `len - keep` to
+# the next clean user start, which it tells with a private `_is_clean_user_start` (section 7). (The original tutorial
+# says only that step 29 left compaction with its own `isCleanUserStart` check; the direction of the move and this
+# code are this series' illustration; the optional cell below prints it.)
 
-# %% tags=["core"]
+# %%
+import inspect
+
 print(inspect.getsource(compact29.compact_fixed))
 
 # %% [markdown] tags=["core"]
 # The same `keep=7` session, with the fixed compactor, and where its first cut fell:
 
 # %% tags=["core"]
-given_to_compact.clear()
-engine = legacy_engine(keep=7, compact=recording(compact29.compact_fixed))
-for prompt in PROMPTS * 2:
-    engine.submit(prompt)
-print(f"{len(PROMPTS) * 2} prompts answered, no error")
-print("final history valid:", validate(engine.messages, as_history=True) == [])
-first = from_api(given_to_compact[0])
-cut = len(first) - 7
-moved = next(i for i in range(cut, len(first)) if is_clean_user_start(first[i]))
-draw(first, {cut: "history[-7:] would start here (a tool answer)", moved: "compact_fixed starts here (a prompt)"})
-
-# %% [markdown]
-# And the sweep again, with the fix:
-
-# %%
-print(f"{'keep':>4}  {'tool prompts only':<18}  {'with one small-talk turn'}")
-for keep in range(1, 10):
-    fixed = compact29.compact_fixed
-    print(f"{keep:>4}  {outcome(PROMPTS, keep, fixed):<18}  {outcome(CHATTY, keep, fixed)}")
+fixed = RecordingCompactor(compact29.compact_fixed)
+print(first_400(legacy_engine(keep=7, compact=fixed), PROMPTS * 2) or f"all {len(PROMPTS) * 2} prompts answered")
+first = from_api(fixed.handed[0])
+moved = next(i for i in range(start, len(first)) if is_clean_user_start(first[i]))
+marks = {start: "history[-7:] would start here (a tool answer)", moved: "compact_fixed starts here (a prompt)"}
+outline(first, marks, since=5)
 
 # %% [markdown] tags=["core"]
-# ### 9. Why this fix is "copy #1"
+# ### 7. Why this fix is "copy #1"
 #
 # The question the fix asks, "is this message a clean user start?", written privately inside the compaction module:
 
 # %% tags=["core"]
+import inspect
+
 print(inspect.getsource(compact29._is_clean_user_start))
-wire = given_to_compact[0]
-pairs = zip(wire, from_api(wire), strict=True)
-agree = all(compact29._is_clean_user_start(d) == is_clean_user_start(m) for d, m in pairs)
+wire = fixed.handed[0]
+agree = all(compact29._is_clean_user_start(d) == is_clean_user_start(m) for d, m in zip(wire, first, strict=True))
 print("agrees with the authority of chapter 04 on every message above:", agree)
 
 # %% [markdown] tags=["core"]
@@ -321,7 +273,7 @@ print("agrees with the authority of chapter 04 on every message above:", agree)
 # request as sent. After a compaction, message 0 is the summary, so request message 1 is history index `start`:
 
 # %%
-sent = from_api(refused)
+sent = from_api(refusal.request)
 print(f"request message 1 is history[{start}]:", sent[1] == before[start])
 
 # %% [markdown]
@@ -356,6 +308,7 @@ print("messages kept per compaction (asked for 7):", kept)
 # over 10 generated agent sessions and every `keep`:
 
 # %%
+from msgmodel import to_api
 from msgmodel.course.synth import synth_session
 
 cases = [(to_api(synth_session(30, seed=s)), keep) for s in range(10) for keep in range(1, 30)]
@@ -371,6 +324,8 @@ for compactor in (compact29.compact, compact29.compact_fixed):
 #   the middle of the `grep` round; this is the one message the model was sent, and what it answered:
 
 # %%
+from msgmodel import text_of
+
 compacted = []
 engine = legacy_engine(keep=2, compact=compact29.compact_fixed, on_compact=lambda h: compacted.append(list(h)))
 for prompt in CHATTY[:7]:
@@ -382,10 +337,11 @@ print("\nanswered:", answer[:100].replace("\n", " "), "…")
 # %% [markdown]
 #   Neither the question nor the grep's output is in it (the step-30 summarizer kept tool blocks only as
 #   placeholders: chapter 02). Valid, and useless: no error, just a wrong answer.
-# - **The bug is intermittent by construction** (section 6), so example-based tests pass. Test the invariant.
-# - **Merging does not save you.** The API merges consecutive user messages, but checks `tool_result` pairing against
-#   the *raw* previous message ([api-rules.md](../docs/api-rules.md) §0, finding 3). Two parallel results stored as
-#   two user messages in a row are refused on the second:
+# - **The bug is intermittent by construction** (the optional sweep above), so example-based tests pass. Test the
+#   invariant.
+# - **Merging does not save you** (section 4), and not only after a summary: pairing is checked against the *raw*
+#   previous message ([api-rules.md](../docs/api-rules.md) §0, finding 3). Two parallel results stored as two user
+#   messages in a row are refused on the second:
 
 # %%
 question, calls, results = from_api(recorder.messages)[18:21]  # "Read README.md and setup.cfg"
@@ -403,11 +359,13 @@ print(validate(split)[0])
 # is in [survey.md](../docs/survey.md#chapter-01). Two have our `history[-keep:]` nearly character for character:
 # OpenHarness's `messages[-preserve_recent:]` and Clawith's `conversation[-ctx_size:]`. Claude Code (closed source;
 # second-hand notes) moves the start *back* until every kept `tool_result` keeps its `tool_use`, yet
-# [anthropics/claude-code#6836](https://github.com/anthropics/claude-code/issues/6836) collects 150+ reports of
-# mismatched blocks. No module of the installed `anthropic` SDK is named for trimming or truncating a history:
+# [anthropics/claude-code#6836](https://github.com/anthropics/claude-code/issues/6836) collected 150+ reports of
+# mismatched blocks in 2026. No module of the installed `anthropic` SDK is named for trimming or truncating a history:
 
 # %%
 from pathlib import Path
+
+import anthropic
 
 sdk = Path(anthropic.__file__).parent
 print([p.name for p in sdk.rglob("*.py") if any(w in p.name for w in ("trim", "truncat"))])
@@ -446,7 +404,7 @@ check("01.1", first_clean_start)
 # %%
 from msgmodel.course.exercises.ch01 import CHOICES, EXERCISE_KEEP, exercise_history
 
-draw(from_api(exercise_history()))
+print(outline(from_api(exercise_history())))
 print(f"\nsent: [summary, *history[-{EXERCISE_KEEP}:]]   (each 400 text is cut before its second sentence)")
 for letter, text in CHOICES.items():
     print(f"{letter}. {text.split('. Each')[0]}")

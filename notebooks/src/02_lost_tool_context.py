@@ -15,12 +15,10 @@
 # %% [markdown] tags=["core"]
 # ## What
 #
-# A short debugging session with the legacy, dict-based agent: it reads a config file, runs the failing test suite
-# and greps the code. We look at the text the step-30 summarizer is given, compare it with what it should have been
-# given, and ask each summary two concrete questions: *which file was read?* and *which command failed, and why?* We
-# find the API rule that makes projects flatten tool blocks to text, take apart a local fix (copy #2 of "how to
-# render a block") and measure how it drifts. Last, the `toolUseId` slip: a hand-built `tool_result` dict with a
-# one-word mistake that nothing notices until the server rejects it.
+# A short debugging session with the legacy, dict-based agent. We compare the text the step-30 summarizer is given
+# with what it should have been given, ask each summary which file was read and which command failed, find the API
+# rule that makes projects flatten tool blocks, and take apart a local fix (copy #2 of "how to render a block") that
+# drifts. Last, the `toolUseId` slip: a hand-built `tool_result` dict that nothing checks until the server does.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -39,105 +37,51 @@
 #
 # ### 1. A debugging session with the legacy engine
 #
-# The exhibit is the legacy `QueryEngine` of chapter 01. The demo tools include no shell, so we add a stand-in
-# `run_command` that behaves like a typical shell tool: it *reports* a failing command in its output (`exit code 1`)
-# instead of raising. Keep that in mind for section 6. The yardstick throughout is msgmodel's own model (chapter 04);
-# here we use a few of its readers: `from_api` decodes wire dicts into typed blocks, `transcript_of` renders messages
-# as text for a summarizer.
+# The exhibit is the legacy `QueryEngine` of chapter 01, built the same way (`legacy_engine`). Its model is scripted
+# this time (`ScriptedModel` answers with the turns of `DEBUG_TURNS`, so every model turn is exactly the one we want);
+# the loop, the tool runs and the dicts are the legacy engine's. The agent reads `src/config.py`, runs the failing
+# tests, greps for `retries` and answers. The demo tools include no shell, so the session adds `run_command`, a
+# stand-in that behaves like a typical shell tool: it *reports* a failing command in its output (`exit code 1`)
+# instead of raising. Keep that in mind for section 6. The agent's final answer:
 
 # %% tags=["core"]
-from msgmodel import TextBlock, ToolUseBlock, from_api
-from msgmodel.api import local_client
-from msgmodel.api.demo_tools import demo_registry
+from msgmodel import from_api
 from msgmodel.api.scripted import ScriptedModel
-from msgmodel.core.tools import tools_param
-from msgmodel.course.display import show
-from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
+from msgmodel.course.legacy.harness import legacy_engine
+from msgmodel.course.sessions import DEBUG_PROMPT, DEBUG_TURNS, debug_tools
 
-PYTEST_OUTPUT = """exit code 1
-src/app.py:15: TypeError: 'str' object cannot be interpreted as an integer
-!!! stopping after 1 failures !!!
-1 failed"""
-
-
-def run_command(command: str) -> str:
-    """A stand-in shell tool: it reports a failing command in its output, as shell tools do."""
-    if "pytest" in command:
-        return PYTEST_OUTPUT
-    return f"exit code 127\nsh: {command.split()[0]}: command not found"
-
-
-RUN_COMMAND_SCHEMA = {
-    "name": "run_command",
-    "description": "Run a shell command in the project root; returns its exit code and output.",
-    "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
-}
-registry = demo_registry()
-tools = {name: tool.run for name, tool in registry.items()} | {"run_command": run_command}
-schemas = [*tools_param(registry), RUN_COMMAND_SCHEMA]
-
-# %% [markdown] tags=["core"]
-# The agent's side is scripted with `ScriptedModel`, so every model turn is exactly the one we want (the last turn is
-# used in section 6); the loop, the tool runs and the dicts are the legacy engine's.
-
-# %% tags=["core"]
-TURNS = [
-    [TextBlock("I'll read the config first."), ToolUseBlock("toolu_01", "read_file", {"path": "src/config.py"})],
-    [
-        TextBlock("Now the tests, with the variable set."),
-        ToolUseBlock("toolu_02", "run_command", {"command": "APP_RETRIES=5 pytest -q -x --tb=line"}),
-    ],
-    [
-        TextBlock("Where is the retry count used?"),
-        ToolUseBlock("toolu_03", "grep", {"pattern": "retries", "path": "src/"}),
-    ],
-    "I have what I need; next I'll write the fix.",
-    [TextBlock("Is there a settings module?"), ToolUseBlock("toolu_04", "read_file", {"path": "src/settings.py"})],
-]
 built = []  # every tool_result dict the engine builds, through its on_tool_result callback
-engine = LegacyEngine(local_client(ScriptedModel(TURNS)), tools, schemas, on_tool_result=built.append)
-print(engine.submit("The tests fail when APP_RETRIES is set. Find out why."))
+engine = legacy_engine(model=ScriptedModel(DEBUG_TURNS), tools=debug_tools(), on_tool_result=built.append)
+print(engine.submit(DEBUG_PROMPT))
 history = list(engine.messages)  # a snapshot: the engine keeps appending to its own list
-show(from_api(history))
 
 # %% [markdown] tags=["core"]
-# The facts the next turn needs are all in the tool results: `config.py` stores `APP_RETRIES` as a string, `pytest`
-# fails with a `TypeError` at `src/app.py:15`, and line 15 is `range(retries)`.
+# The facts the next turn needs are all in the tool results (section 2 shows them): `config.py` stores
+# `APP_RETRIES` as a string, `pytest` fails with a `TypeError` at `src/app.py:15`, and line 15 is `range(retries)`.
 #
 # ### 2. What the summarizer reads
 #
 # The legacy compactor renders the old part with step 30's `summary30.transcript`. The authority's renderer is
-# `msgmodel.transcript_of`, built on `block_to_text`. The same history through both (each tool result cut to its first
-# two lines so the columns fit):
+# `msgmodel.transcript_of`, built on `block_to_text`. The same history through both (`abridged` keeps each tool
+# result's first two lines so the columns fit):
 
 # %% tags=["core"]
-from msgmodel import tool_uses_of, transcript_of
+from msgmodel import transcript_of
 from msgmodel.course.legacy import summary30
-from msgmodel.course.teaching import side_by_side
-
-
-def first_lines(transcript: str, keep: int = 2) -> str:
-    """For display only: every line that continues a block beyond `keep` lines is counted, not shown."""
-    out, run = [], []
-    for line in [*transcript.splitlines(), "[end]"]:
-        if line.lower().startswith(("user:", "assistant:", "[")):  # a new message or block starts
-            out += run if len(run) <= keep + 1 else [*run[:keep], f"  ⋮ ({len(run) - keep} more lines)", ""]
-            out, run = [*out, line], []
-        else:
-            run.append(line)
-    return "\n".join(out[:-1])
-
+from msgmodel.course.teaching import abridged, side_by_side
 
 step30_text = summary30.transcript(history)
 authority_text = transcript_of(from_api(history))
 titles = ("step 30: summary30.transcript", "the authority: msgmodel.transcript_of")
-side_by_side(first_lines(step30_text), first_lines(authority_text), titles)
+side_by_side(abridged(step30_text), abridged(authority_text), titles)
 
 # %% [markdown] tags=["core"]
 # On the left, every tool block became `(tool call)`; not even the count survives, because each *result* is labelled
 # `(tool call)` too. On the right, each call keeps its name and arguments and each result its text.
 
 # %% tags=["core"]
+from msgmodel import tool_uses_of
+
 calls = sum(len(tool_uses_of(m)) for m in from_api(history))
 print(f"tool calls in the history: {calls}; '(tool call)' placeholders: {step30_text.count('(tool call)')}")
 
@@ -145,11 +89,11 @@ print(f"tool calls in the history: {calls}; '(tool call)' placeholders: {step30_
 # The two transcripts in full, in `TranscriptCompare`: a table counts how often each side mentions a few of the
 # session's facts, and in Jupyter its search box counts any word you type.
 
-# %% tags=["core"]
+# %%
+from msgmodel.course.sessions import KEY_FACTS
 from msgmodel.course.widgets import TranscriptCompare
 
-FACTS = ("src/config.py", "run_command", "pytest", "exit code 1", "TypeError", "src/app.py:15", "grep")
-TranscriptCompare(from_api(history), before=summary30.transcript, terms=FACTS[:5], before_label=titles[0])
+TranscriptCompare(from_api(history), before=summary30.transcript, terms=KEY_FACTS[:5], before_label=titles[0])
 
 # %% [markdown] tags=["core"]
 # ### 3. Why flatten? The summarization request defines no tools
@@ -184,60 +128,48 @@ for name, text in (("step 30", step30_text), ("authority", authority_text)):
 # Both transcripts go to the summarizer through `legacy.api.summarize`, which the legacy compactor calls. The
 # summarizer is `RuleModel`, the local API's deterministic stand-in: it can only report what its input shows, which is
 # the one property that matters here. (A real model could guess *which* tools ran from the assistant's own words,
-# "I'll read the config first", but not what they returned.)
+# "I'll read the config first", but not what they returned.) The step-30 summary:
 
 # %% tags=["core"]
+from msgmodel.api import local_client
 from msgmodel.course.legacy import api as legacy_api
 
 summarizer = local_client()  # its model is RuleModel, which summarizes when asked without tools
 summary_step30 = legacy_api.summarize(summarizer, legacy_api.DEFAULT_MODEL, step30_text)
 summary_authority = legacy_api.summarize(summarizer, legacy_api.DEFAULT_MODEL, authority_text)
-print(summary_step30, summary_authority, sep="\n\n")
+print(summary_step30)  # the authority's summary is the optional cell's output below
+
+# %% [markdown]
+# The authority's summary, for comparison (the probes below ask both):
+
+# %%
+print(summary_authority)
 
 # %% [markdown] tags=["core"]
-# Two questions the agent's next turn depends on, as small functions that read a summary (regular expressions over
-# `RuleModel`'s format; a real agent would ask a model, but either way the answer can only come from the summary's
-# text), and a blunter measure: how many of the session's key facts each summary still holds.
+# Two questions the agent's next turn depends on, and a blunter measure: how many of the session's seven key facts
+# each summary still holds. `probe_table` asks them with regular expressions over `RuleModel`'s format; a real agent
+# would ask a model, but either way the answer can only come from the summary's text.
 
 # %% tags=["core"]
-import re
+from msgmodel.course.sessions import probe_table
 
-
-def which_file_was_read(summary: str) -> str:
-    found = re.search(r'read_file \{"path": ?"([^"]+)"', summary)
-    return found[1] if found else "cannot tell"
-
-
-def which_command_failed_and_why(summary: str) -> str:
-    pattern = r'run_command \{"command": ?"([^"]+)"\} → returned: exit code [1-9]\d* (\S+?):? (\w+Error)'
-    found = re.search(pattern, summary)
-    return f"`{found[1]}`: {found[3]} at {found[2]}" if found else "cannot tell"
-
-
-for name, summary in (("step 30", summary_step30), ("authority", summary_authority)):
-    kept = [f for f in FACTS if f in summary]
-    print(f"from the {name} summary: read {which_file_was_read(summary)!r}")
-    print(f"  failed: {which_command_failed_and_why(summary)}")
-    print(f"  keeps {len(kept)}/{len(FACTS)} key facts")
+summaries = {"step 30": summary_step30, "authority": summary_authority}
+print(probe_table(summaries, ["which file was read", "which command failed, and why"]))
 
 # %% [markdown] tags=["core"]
 # ### 5. A local fix: copy #2
 #
-# Fix the summary where the bug was reported, inside compaction, with a private `_block_to_text`. (The original
-# tutorial says that before step 31 `compact.ts` held its own `blockToText`; this Python copy and the drifts below
-# are this series' illustration.)
-
-# %% tags=["core"]
-import inspect
-
-print(inspect.getsource(summary30._block_to_text))
-
-# %% [markdown] tags=["core"]
-# It renders calls as `[call name(args)]` and results as `[result: ...]`, like the authority. On the session from the
-# bug report the two differ only in JSON spacing (`json.dumps` puts a space after `:`, msgmodel's encoder does not):
+# Fix the summary where the bug was reported, inside compaction, with a private `_block_to_text` (chapter 03 prints
+# its source; so does the optional cell below). It renders calls as `[call name(args)]` and results as
+# `[result: ...]`, like the authority; on the session from the bug report the two transcripts differ only in JSON
+# spacing. (The original tutorial says that before step 31 `compact.ts` held its own `blockToText`; this Python copy
+# and the drifts below are this series' illustration.)
 
 # %%
 import difflib
+import inspect
+
+print(inspect.getsource(summary30._block_to_text))
 
 fixed_text = summary30.transcript_fixed(history)
 diff = difflib.unified_diff(
@@ -246,33 +178,20 @@ diff = difflib.unified_diff(
 print("\n".join(line for line in diff if not line.startswith("@@")))
 
 # %% [markdown] tags=["core"]
-# Now some blocks that session did not contain: a screenshot, the model's thinking, a long `grep` pattern, a read that
-# failed, and a result given as a list of blocks (the API allows both forms):
+# Now three messages with blocks that session did not contain (`TRICKY`, built with the constructors of chapter 04):
+# a screenshot, the model's thinking, a long `grep` pattern, a read that failed, and a result given as a list of
+# blocks (the API allows both forms of `content`):
 
 # %% tags=["core"]
-from msgmodel import Message, OpaqueBlock, ThinkingBlock, assistant_msg, tool_result_block, tool_result_msg
+from msgmodel.course.sessions import TRICKY
 
-LONG_PATTERN = "|".join(["retries", "backoff", "timeout", "APP_RETRIES", "APP_TIMEOUT", "load_config"] * 4)
-screenshot = OpaqueBlock({"type": "image", "source": {"type": "url", "url": "https://example.com/ci.png"}})
-from msgmodel import user_msg
-
-tricky = [
-    user_msg([TextBlock("CI fails too; here is the screenshot:"), screenshot]),
-    assistant_msg([
-        ThinkingBlock("A settings module might override the config.", signature="c2lnbmF0dXJl"),
-        ToolUseBlock("toolu_05", "read_file", {"path": "src/settings.py"}),
-        ToolUseBlock("toolu_06", "grep", {"pattern": LONG_PATTERN, "path": "src/"}),
-    ]),
-    tool_result_msg([
-        tool_result_block("toolu_05", "read_file: no such file: `src/settings.py`", is_error=True),
-        tool_result_block("toolu_06", [TextBlock("src/app.py:15:     for attempt in range(retries):")]),
-    ]),
-]
 titles = ("copy #2: summary30.transcript_fixed", "the authority: transcript_of")
-side_by_side(summary30.transcript_fixed(to_api(tricky)), transcript_of(tricky), titles)
+side_by_side(summary30.transcript_fixed(to_api(TRICKY)), transcript_of(TRICKY), titles)
 
 # %% [markdown] tags=["core"]
-# Four differences, each small enough to pass a code review:
+# Both leave the thinking block out, on purpose: it is the model's scratch space, and its signature means something
+# only to the API; a summary keeps what was said and done. Beyond that, four differences, each small enough to pass
+# a code review:
 #
 # | block | copy #2 | the authority | what the summary loses |
 # |---|---|---|---|
@@ -281,9 +200,8 @@ side_by_side(summary30.transcript_fixed(to_api(tricky)), transcript_of(tricky), 
 # | arguments or a result over the limit | cut silently | cut, ending in `…` | whether it saw the end or a cut |
 # | an image (or another kind) | nothing | `[image]` | that the user sent a screenshot at all |
 #
-# Nobody writes such a bug on purpose. A copy like this one is checked against the session in the report, where it
-# agrees; when the authority learns a new case, the change lands in one file, and nothing carries it to the copy.
-# A better copy does not fix drift; having no copy does.
+# A copy like this one is checked against the session in the report, where it agrees; when the authority learns a
+# new case, nothing carries it to the copy. A better copy does not fix drift; having no copy does.
 
 # %% [markdown]
 # How often the drifts matter, on a 300-message synthetic session:
@@ -316,6 +234,10 @@ for what, total, by_copy2, by_authority in rows:
 # (our illustration) so we can watch it. It builds its `tool_result` dicts inline, on two lines:
 
 # %% tags=["core"]
+import inspect
+
+from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
+
 source = inspect.getsource(LegacyEngine.submit).splitlines()
 start = next(i for i, line in enumerate(source) if line.strip() == "try:")
 print("\n".join(line[12:] for line in source[start : start + 7]))
@@ -330,8 +252,10 @@ print("keys of each result built so far:", [sorted(r) for r in built])
 # %% tags=["core"]
 import anthropic
 
+from msgmodel.course.sessions import SETTINGS_PROMPT
+
 try:
-    engine.submit("Before you fix it: does a settings module override the default?")
+    engine.submit(SETTINGS_PROMPT)
 except anthropic.BadRequestError as err:
     print(f"HTTP {err.status_code}: {err.api_message}")
 print(built[-1])
@@ -345,7 +269,7 @@ print(built[-1])
 import tempfile
 from pathlib import Path
 
-from msgmodel import DecodeError, block_to_api, from_json
+from msgmodel import DecodeError, block_to_api, from_json, tool_result_block
 from msgmodel.course.legacy import storage as legacy_storage
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -361,8 +285,8 @@ except DecodeError as e:
 # %% [markdown]
 # The session is now poisoned: every later request carries the same result, and so does the saved file.
 # The constructor catches the slip earlier still: `tool_result_block(tool_use_id, content, is_error)` has no parameter
-# spelled `toolUseId`, so the slip is a `TypeError` the first time the line runs (and a mypy error before), while the
-# correct call writes the right field name:
+# spelled `toolUseId`, so the slip is a `TypeError` the first time the line runs (and a mypy error before it runs:
+# chapter 04), while the correct call writes the right field name:
 
 # %%
 try:
@@ -373,7 +297,7 @@ print(block_to_api(tool_result_block("toolu_04", "read_file: no such file", is_e
 
 # %% [markdown]
 # mypy cannot see the slip in the legacy engine, whose messages are `list[dict[str, Any]]`: a dict of `Any` takes any
-# key. [Chapter 03](03_root_cause.ipynb) runs mypy on it.
+# key. [Chapter 03](03_root_cause.ipynb) runs mypy on the engine's loop, copied into a snippet.
 
 # %% [markdown]
 # ## Follow-up questions
@@ -396,7 +320,7 @@ print("raw blocks + tools defined ->", validate(request, tools_defined=True))
 # %%
 from msgmodel import block_to_text, message_to_text
 
-print(message_to_text(tricky[1]))  # thinking and ids are gone; the long pattern ends in "…"
+print(message_to_text(TRICKY[1]))  # thinking and ids are gone; the long pattern ends in "…"
 long_result = block_to_text(tool_result_block("toolu_07", "x" * 600))
 print(f"a 600-character result renders as {len(long_result)} characters, ending in {long_result[-6:]!r}")
 
@@ -408,7 +332,7 @@ print(f"a 600-character result renders as {len(long_result)} characters, ending 
 # %%
 from msgmodel import block_from_api
 
-guarded = LegacyEngine(local_client(ScriptedModel([TURNS[4]])), tools, schemas, on_tool_result=block_from_api)
+guarded = legacy_engine(model=ScriptedModel([DEBUG_TURNS[4]]), tools=debug_tools(), on_tool_result=block_from_api)
 try:
     guarded.submit("Does a settings module override the default?")
 except DecodeError as e:
@@ -437,7 +361,8 @@ print("messages in the history:", len(guarded.messages), "(the prompt and the ca
 # ## vs. the real source
 #
 # The original tutorial's own authoritative `blockToText` marks a failed result (`(失败)`, "failed") and ends every
-# cut with `…`, but renders a result whose content is not a string as `""`: the same gap as copy #2 here.
+# cut with `…`, but renders a result whose content is not a string as `""`, and any kind it does not name as `""`
+# (`default: return ""`): two of copy #2's four gaps here, list results and other kinds.
 # `msgmodel.block_to_text` renders the list's text. That the gap matters is in the installed SDK's own type: a
 # result's `content` is a string *or* a list of blocks.
 

@@ -16,11 +16,9 @@
 # %% [markdown] tags=["core"]
 # ## What
 #
-# A small scanner (`msgmodel.course.knowledge`, built on `ast`) lists every place in the legacy package that knows,
-# by hand, what a content block looks like: every `"tool_result"` compared, every `["content"]` read, every
-# `{"type": ...}` dict built. We count those places, put three answers to one question side by side and watch them
-# disagree, trace which copies run on which path of the agent, and run mypy to see what `list[dict[str, Any]]` hides
-# and what a type catches.
+# An `ast` scanner counts every place in the legacy package that knows, by hand, what a content block looks like.
+# We set three answers to one question side by side, trace which copies run on which path of the agent, and run
+# mypy to see what `list[dict[str, Any]]` hides.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -31,10 +29,9 @@
 # On the surface they have nothing in common: a loud 400 after compaction, and a silent summary that forgot what the
 # agent read. But both are *wrong answers to a question about the shape of a message*. "May a history start at this
 # message?" needs to know that tool results travel inside user messages; "what did this turn do?" needs to know how
-# to render each kind of block. Nobody owned those answers. The messages were `list[dict[str, Any]]`, so every module
-# that touched them wrote its own. N copies are N chances to be wrong and N places to update when the protocol moves,
-# and each local fix added one more copy. And `Any` switches the type checker off, so every copy compiles and the
-# simple path works: the cost is deferred to the complex paths, weeks later, far from the line that caused it.
+# to render each kind of block. Nobody owned those answers, so every module that touched `list[dict[str, Any]]` wrote
+# its own, and each local fix added one more copy. And `Any` switches the type checker off, so every copy compiles
+# and the simple path works: the cost is deferred to the complex paths, far from the line that caused it.
 
 # %% [markdown] tags=["core"]
 # ## How
@@ -53,34 +50,36 @@
 # |---|---|---|
 # | `compact.ts`: its own `isCleanUserStart` | `compact29._is_clean_user_start` (copy #1) | import `message.ts` |
 # | `compact.ts`: its own `blockToText` | `summary30._block_to_text` (copy #2) | import `message.ts` |
-# | `compact.ts`: its own `extractText` | `summary30._message_text`, compaction's text reader | import `message.ts` |
-# | `QueryEngine.ts`: hand-built `{type: "tool_result"}` | `engine.QueryEngine.submit`'s two dicts | `toolResultBlock` |
+# | `compact.ts`: its own `extractText` | `summary30._message_text` | import `message.ts` |
+# | `QueryEngine.ts`: hand-built `{type: "tool_result"}` | `QueryEngine.submit`'s two dicts | `toolResultMsg`/`Block` |
 # | `api.ts`: its own logic for reading text | `api.extract_text` (copy #3) | `textOf` |
 # | `storage.ts`: `any[]` | `storage`: `json.dump` of the list | typed as `Message[]` |
 #
-# The middle column is this series' mapping: the original shows none of that code. Three copies sat in compaction
-# alone. How many private answers does the Python exhibit hold? Let's count instead of guessing.
+# The middle column is this series' mapping: the original shows none of that code. How many private answers does
+# the Python exhibit hold? Let's count instead of guessing.
 #
 # ### 2. Measure the copying
 #
 # `scan_block_knowledge` reads source with `ast` (it never imports it) and reports a *site* wherever the code spells
 # out a piece of the block shapes itself: a block kind compared (`kind-test`), a field read by name (`wire-key`), a
-# block or a message built as a dict (`block-literal`, `message-literal`). A docstring is not a site.
+# block or a message built as a dict (`block-literal`, `message-literal`). A docstring is not a site. Each site also
+# names its *piece* of knowledge, the question the code around it answers: "tell a tool result", "read text",
+# "render a block" (the scanner calls it "dispatch on the kind"), "build a block", and so on.
 
 # %% tags=["core"]
 import msgmodel.course.legacy as legacy
-from msgmodel.course.knowledge import PIECES, describe, scan_block_knowledge, scan_source, tabulate
-from msgmodel.course.legacy import api, summary30
+from msgmodel.course.knowledge import describe, scan_block_knowledge, tabulate
 
 sites = scan_block_knowledge(legacy)
-print(describe(sites).splitlines()[0])  # the headline; the full breakdown comes below
+print(describe(sites).splitlines()[0])  # the headline; the optional cells below break it down
 kind_spellings = [s for s in sites if s.kind in ("kind-test", "block-literal")]
 tabulate(kind_spellings, rows="function", columns="detail")
 
 # %% [markdown] tags=["core"]
 # That is the title's claim in one table: `"tool_result"` is spelled by hand in three functions of three modules,
 # `"text"` in three functions of two, `"tool_use"` in two. Nobody asks anybody: each function compares the raw string
-# itself.
+# itself. (These are the block kinds; the field names and the message literals make up the rest of the sites, counted
+# in the optional cells below.)
 
 # %% [markdown]
 # Counting the field names too (message literals left out):
@@ -92,9 +91,8 @@ tabulate([s for s in sites if s.kind != "message-literal"], rows="detail", colum
 # `"content"` six times in four modules, `"text"` six times. Each is a place that must agree with the API and with
 # every other place; a protocol change means finding all of them by hand.
 #
-# **What each copy is for.** The scanner files each site under a *piece of knowledge*, the question the code around
-# it answers (a dict literal builds a block or a message; other sites take the piece of their function, from the
-# block kinds it tests):
+# **What each copy is for.** The scanner files each site under its piece of knowledge (a dict literal builds a block
+# or a message; other sites take the piece of their function, from the block kinds it tests):
 
 # %%
 print(describe(sites))
@@ -103,8 +101,10 @@ print(describe(sites))
 # Each piece is private to one module (compaction alone knows where a tool result hides, the engine alone how to
 # answer tool calls, the summarizer alone how to render each kind), while the wire names they rest on are spelled in
 # many. `storage.py` is missing altogether: it knows nothing about blocks, so it checks nothing on the way in or out.
+
+# %% [markdown] tags=["core"]
 # The smallest piece holds the sharpest example, the `toolUseId` slip of
-# [chapter 02](02_lost_tool_context.ipynb#6.-The-toolUseId-slip): "how to build a tool result" lives twice in one
+# [chapter 02](02_lost_tool_context.ipynb#6.-The-toolUseId-slip): the piece "build a block" lives twice in one
 # function, three lines apart, and the copies disagree:
 
 # %% tags=["core"]
@@ -121,6 +121,7 @@ for s in sites:
 # %% tags=["core"]
 import inspect
 
+from msgmodel.course.legacy import api, summary30
 from msgmodel.course.teaching import side_by_side
 
 left = inspect.getsource(api.extract_text) + "\n" + inspect.getsource(summary30._message_text)
@@ -148,103 +149,24 @@ for who, text in answers.items():
 # The api copy and the authority agree (both join a turn's text blocks with nothing between, as the API streams
 # them). The summarizer's two copies do not: one separates blocks with a space and turns the call into `(tool call)`,
 # the other puts each block on its own line and renders the call. Which text the summarizer reads depends on which
-# copy compaction was handed, and nobody decided that. (The authority keeps "the text of a message" and "a block as a
-# summarizer should see it" as two readers, `text_of` and `block_to_text`, each written once.)
+# copy compaction was handed, and nobody decided that.
 #
 # ### 4. Where the cost lands: the copies run on the complex paths
 #
-# That `Any` *defers* the cost can be measured. The legacy engine answers five kinds of request through the official
-# SDK and the local API while a line tracer (one small function around `sys.settrace`) records which knowledge sites
-# execute.
+# That `Any` *defers* the cost can be measured. `trace_paths` runs the legacy engine five ways (a plain question, a
+# tool round, a tool that fails, and a compacted session, with the original compactor and with the local fixes of
+# chapters 01 and 02) under a line tracer (`sys.settrace`). Which functions holding knowledge did each path reach
+# (`✓`: at least one of its sites ran)?
 
 # %% tags=["core"]
-import sys
-from pathlib import Path
+from msgmodel.course.legacy.harness import reach_table, trace_paths
 
-LEGACY_DIR = str(Path(legacy.__file__).parent)
-
-
-def sites_run(action):
-    """Run `action()`; return the knowledge sites whose line executed meanwhile."""
-    hit = set()
-
-    def tracer(frame, event, arg):  # follow only the legacy package's frames, line by line
-        if frame.f_code.co_filename.startswith(LEGACY_DIR):
-            hit.add((Path(frame.f_code.co_filename).name, frame.f_lineno))
-            return tracer
-        return None
-
-    sys.settrace(tracer)
-    try:
-        action()
-    finally:
-        sys.settrace(None)
-    return [s for s in sites if (s.where.split(":")[0], s.line) in hit]
-
-
-# %% [markdown]
-# Five paths: a plain question, a tool round, a tool that fails (it ends in the slip's 400), and a session long
-# enough to be compacted, once with the original compactor and once with the compactor as chapters 01 and 02 left it
-# (copy #1 places the cut, copy #2 renders the transcript).
-
-# %% tags=["core"]
-import functools
-
-import anthropic
-
-from msgmodel.api import local_client
-from msgmodel.api.demo_tools import demo_registry
-from msgmodel.core.tools import tools_param
-from msgmodel.course.legacy import compact29
-from msgmodel.course.legacy.engine import QueryEngine
-
-registry = demo_registry()
-tools = {name: tool.run for name, tool in registry.items()}
-fixed_compactor = functools.partial(compact29.compact_fixed, render=summary30.transcript_fixed)
-
-
-def new_engine(**options):
-    return QueryEngine(local_client(), tools, tools_param(registry), **options)
-
-
-engine = new_engine()
-
-
-def failing_tool():
-    try:
-        engine.submit("Read src/settings.py")
-    except anthropic.BadRequestError as err:
-        print("400 from the API:", err.api_message)
-
-
-def long_session(**compactor):
-    long = new_engine(max_messages=6, keep=3, **compactor)
-    for prompt in ("Read src/app.py", "Read src/config.py", "List the files in src", "Read README.md"):
-        long.submit(prompt)
-
-
-paths = {"plain": sites_run(lambda: engine.submit("Hello! What can you do?")),
-         "tool round": sites_run(lambda: engine.submit("Read src/app.py")),
-         "failing tool": sites_run(failing_tool),
-         "compaction": sites_run(long_session),
-         "fixed compaction": sites_run(lambda: long_session(compact=fixed_compactor))}
+paths = trace_paths(sites)
+print(reach_table(sites, paths))
 
 # %% [markdown] tags=["core"]
-# Which functions holding knowledge did each path reach (`✓`: at least one of the function's sites ran)?
-
-# %% tags=["core"]
-def holder(site):
-    return f"{site.module.rsplit('.', 1)[-1]}.{site.function}"
-
-
-print(f"{'function holding knowledge':32}" + "".join(f"{p:>17}" for p in paths))
-for f in dict.fromkeys(map(holder, sites)):
-    marks = ["✓" if f in map(holder, ran) else "·" for ran in paths.values()]
-    print(f"{f:32}" + "".join(f"{m:>17}" for m in marks))
-print(f"{f'sites run (of {len(sites)})':32}" + "".join(f"{len(ran):>17}" for ran in paths.values()))
-
-# %% [markdown] tags=["core"]
-# The plain question touches a few sites, all in the engine and the api layer, and those work. Every site that
+# (`api.create_message` holds knowledge because it turns the SDK's reply into a message dict by hand.) The plain
+# question touches a few sites, all in the engine and the api layer, and those work. Every site that
 # carried a bug sits on a path that a demo, a smoke test or a short session never takes:
 
 # %% tags=["core"]
@@ -261,24 +183,27 @@ for name, site in buggy.items():
 
 # %% [markdown] tags=["core"]
 # That is the original tutorial's sentence made measurable: the cost of `any` is pushed to "compaction, summaries,
-# multi-turn round trips", the complex paths, where it lands all at once. The slip waits for a tool to fail; the
-# copies in compaction wait for a session long enough to be compacted (and the orphan, on top of that, for an unlucky
-# `keep`).
+# multi-turn round trips", where it lands all at once.
 
 # %% [markdown] tags=["core"]
 # ### 5. What the type checker sees
 #
 # Could a tool have caught the slip before it ran? `msgmodel.course.teaching.type_check` runs `mypy --strict` on
-# snippets in a scratch folder. Here is the engine's tool loop on its own, its results typed as the engine types
-# them; `RESULT` stands for the annotation, and we change only that. `params.py` holds a `TypedDict` naming the
-# block's fields, as the SDK's `ToolResultBlockParam` does.
+# snippets in a scratch folder. Here is the engine's tool loop on its own, twice: its results typed as the engine
+# types them (`dict[str, Any]`, in `loop_any`), and as a `TypedDict` naming the block's fields, as the SDK's
+# `ToolResultBlockParam` does (in `loop_typed`). `RESULT` stands for the annotation; nothing else changes.
 
 # %% tags=["core"]
 from msgmodel.course.teaching import type_check
 
 LOOP = """\
-from typing import Any, Callable
-from params import ToolResultParam
+from typing import Any, Callable, NotRequired, TypedDict
+
+class ToolResultParam(TypedDict):
+    type: str
+    tool_use_id: str
+    content: str
+    is_error: NotRequired[bool]
 
 def run_calls(tools: dict[str, Callable[..., str]], calls: list[dict[str, Any]]) -> list[RESULT]:
     results: list[RESULT] = []
@@ -290,48 +215,26 @@ def run_calls(tools: dict[str, Callable[..., str]], calls: list[dict[str, Any]])
             results.append({"type": "tool_result", "toolUseId": call["id"], "content": str(e), "is_error": True})
     return results
 """
-PARAMS = """\
-from typing import NotRequired, TypedDict
-
-class ToolResultParam(TypedDict):
-    type: str
-    tool_use_id: str
-    content: str
-    is_error: NotRequired[bool]
-"""
-type_check({"params": PARAMS, "loop": LOOP.replace("RESULT", "dict[str, Any]")})
+type_check({"loop_any": LOOP.replace("RESULT", "dict[str, Any]"),
+            "loop_typed": LOOP.replace("RESULT", "ToolResultParam")})
 
 # %% [markdown] tags=["core"]
-# Not a word, and correctly so: `dict[str, Any]` *means* "any string key, any value". Now the results are
-# `ToolResultParam`:
-
-# %% tags=["core"]
-type_check({"params": PARAMS, "loop": LOOP.replace("RESULT", "ToolResultParam")})
-
-# %% [markdown] tags=["core"]
-# Line 11, the error path: mypy reports the missing `tool_use_id` and the stray `toolUseId` before anything runs.
-# The same mistake the API reported as `…tool_result.tool_use_id: Field required`, found at the desk instead of in
-# production. (This TypedDict is deliberately loose: exercise 03.2 tightens it. Chapter 04 goes further: a
-# constructor leaves no key to misspell.)
+# Not a word on `loop_any`, and correctly so: `dict[str, Any]` *means* "any string key, any value". On `loop_typed`,
+# line 16, the error path: mypy reports the missing `tool_use_id` and the stray `toolUseId` before anything runs,
+# the mistake the API reported as `…tool_result.tool_use_id: Field required`, found at the desk instead of in
+# production. (Chapter 04 goes further: a constructor leaves no key to misspell.)
+#
+# **Where this series parts from the original.** The original says one authoritative definition stops structural
+# errors "at compile time, and the bug disappears at the source". That holds for the slip, a misspelled shape. The
+# orphan and the `(tool call)` summary are well-typed wrong answers, so this series adds what a type checker cannot
+# give: readers written once (chapter 04), a validator and property tests (chapter 05).
 
 # %% [markdown] tags=["core"]
 # ### 6. The question chapter 04 answers
 #
-# Every module of the legacy package talks to the same `list[dict[str, Any]]`, and each brings its own copy of the
-# knowledge it needs:
-#
-# ```mermaid
-# flowchart TB
-#     D[("messages: list[dict[str, Any]]<br/>nobody owns the shape")]
-#     C["compact29<br/>tell a tool result (copy 1)"] --> D
-#     S["summary30<br/>read text, render a block (copy 2)"] --> D
-#     E["engine<br/>build a tool result ×2 (one slipped)"] --> D
-#     A["api<br/>read text (copy 3)"] --> D
-#     T["storage<br/>json.dump: checks nothing"] --> D
-# ```
-#
-# So the question for [chapter 04](04_unified_model.ipynb) is: **what would one authority look like?** The
-# measurements say what it must provide:
+# Every module of the legacy package talks to the same `list[dict[str, Any]]`, each with its own copy of the
+# knowledge it needs. So the question for [chapter 04](04_unified_model.ipynb) is: **what would one authority look
+# like?** The measurements say what it must provide:
 #
 # | The measurement | What the authority must provide |
 # |---|---|
@@ -385,6 +288,8 @@ def message_text(content: list[Text | ToolUse]) -> str:
 #   proof:
 
 # %%
+from msgmodel.course.knowledge import scan_source
+
 hidden = '''\
 TYPE, TOOL_RESULT = "type", "tool_result"
 def is_result(b):
@@ -469,6 +374,8 @@ check("03.2", ToolResultParam)
 # with one of `PIECES` (one of them, "read thinking", fits none of the lines).
 
 # %%
+from msgmodel.course.knowledge import PIECES
+
 print("Pieces:", ", ".join(PIECES), end="\n\n")
 for key, line in CLASSIFY_LINES.items():
     print(f"{key}  {line}")

@@ -9,40 +9,25 @@
 # %% [markdown] tags=["core"]
 # # 04 · One authoritative model
 #
-# *Chapters 01–03 found two bugs with one cause: the shape of a message was known in many places, and each
-# place knew it a little differently. This chapter reads the cure, `msgmodel/core/message.py`, one part at a
-# time, and runs every claim it makes.*
+# *Chapters 01–03 found two bugs with one cause: the shape of a message was known in many places, each a little
+# differently. This chapter reads the cure, `msgmodel/core/message.py`, one part at a time, and runs its claims.*
 #
 # ## What
 #
-# `message.py` is the only module that knows what a chat message looks like. It has four parts:
+# `message.py` is the only module that knows what a chat message looks like. Its four parts: the **blocks**, a tagged
+# union of the four kinds the package interprets (`text`, `thinking`, `tool_use`, `tool_result`) plus `OpaqueBlock`
+# for every other kind (**five classes**; the original's union has the four and no catch-all); the
+# **constructors**, the only way to build a message; the **readers**, the only way to read one; and the **codec**,
+# JSON and SDK dicts in and out, with errors that name the JSON path.
 #
-# - the **blocks**: a tagged union of four kinds the package interprets (`text`, `thinking`, `tool_use`,
-#   `tool_result`) plus `OpaqueBlock` for every other kind, so **five classes** in `ContentBlock`. The original
-#   tutorial's union has the same four kinds and no catch-all;
-# - the **constructors**, the only way the package builds a message;
-# - the **readers**, the only way it reads one;
-# - the **codec**: JSON and SDK dicts in and out, with errors that name the JSON path.
-#
-# The package around it has three layers. `import msgmodel` loads only the first.
+# It is the base layer, `msgmodel.core`, with the validator, compaction and the engine built on it (`msgmodel.api`
+# is a local Messages API, `msgmodel.course` what only these notebooks use). The two lists, as `message.py` keeps
+# them:
 
 # %% tags=["core"]
-import importlib
-import pkgutil
+from msgmodel.core.message import CONSTRUCTORS, READERS
 
-import msgmodel
-import msgmodel.core.message as message_module
-
-for layer, job in [("core", "the library: the model and what uses it"), ("api", "the local Messages API"),
-                   ("course", "only what these notebooks use")]:
-    pkg = importlib.import_module(f"msgmodel.{layer}")
-    mods = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__))
-    print(f"msgmodel/{layer:7} {job}\n    {', '.join(mods)}")
-
-
-# message.py keeps the two lists as data; a test checks that its docstring names the same functions
-CONSTRUCTORS, READERS = message_module.CONSTRUCTORS, message_module.READERS
-print(f"\n{len(CONSTRUCTORS)} constructors: {', '.join(CONSTRUCTORS)}")
+print(f"{len(CONSTRUCTORS)} constructors: {', '.join(CONSTRUCTORS)}")
 print(f"{len(READERS)} readers: {', '.join(READERS)}")
 
 # %% [markdown] tags=["core"]
@@ -50,10 +35,9 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 #
 # **"`list[Any]` works. Why spend a week on a type module?"**
 #
-# Because "works" meant "works until one of the copies gets a detail wrong". The orphan `tool_result` of chapter
-# 01 and the `(tool call)` summary of chapter 02 look unrelated, but each was one copy of the knowledge getting a
-# detail wrong: compaction's idea of where a history may start, the summarizer's idea of how to render a block.
-# Patching a copy fixes one symptom and leaves the cause in place. One module removes the cause three ways:
+# Because "works" meant "works until one of the copies gets a detail wrong", as compaction's idea of where a history
+# may start and the summarizer's idea of how to render a block each did. Patching a copy fixes one symptom. One
+# module removes the cause three ways:
 #
 # 1. **One place** to get right and to change.
 # 2. **The checker can see it.** Inside `if b.type == "text":` mypy knows `b` is a `TextBlock`, and a `match`
@@ -61,10 +45,7 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 # 3. **The edges are guarded.** A misspelled field fails on the line that writes it, and a bad file fails on load
 #    with the path of the bad value.
 #
-# The original tutorial calls this step 收口, "closing the knowledge into one place", and says it "adds no
-# feature". That holds for its refactor. This series' refactor also changes one behaviour: compaction now moves
-# its cut *back* to a clean start, where step 29's fix moved it forward. Chapter 05 shows that change on its own,
-# apart from the consolidation.
+# The original tutorial calls this step 收口, "closing the knowledge into one place".
 
 # %% [markdown] tags=["core"]
 # ## How
@@ -80,27 +61,34 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 # | `switch (b.type)` narrows `b` (类型收窄) | `if b.type == "text":`, `match b:` | 6 |
 # | `default: return ""` | `case _: assert_never(b)` | 6 |
 #
-# Three things are ours, not the original's: `frozen=True` (its interfaces are plain, not `readonly`), the
-# `assert_never` exhaustiveness check, and `OpaqueBlock` with a checked decoder (its design trusts
-# `JSON.parse`).
+# Three things are ours, not the original's: `frozen=True` (its interfaces are plain, not `readonly`);
+# `assert_never` where its `blockToText` ends in `default: return ""` (the original mentions the compiler's
+# exhaustiveness checking, but its code does not use it); and `OpaqueBlock` with a checked decoder (the original says
+# nothing about decoding).
 
 # %% [markdown] tags=["core"]
 # ### 2. The blocks: a tagged union
 #
 # The blocks are [msgspec](https://jcristharif.com/msgspec/) `Struct`s: typed records that msgspec encodes to JSON
-# and decodes from it, checking types as it decodes. In `TextBlock` three details carry the design: `tag="text"`
-# makes msgspec write and read `"type": "text"` on the wire; `frozen=True` makes instances read-only; and
-# `type: ClassVar[Literal["text"]]` gives the class its tag as an attribute mypy sees as the literal `"text"`, which
-# narrowing relies on. `extra` keeps the fields the API defines beyond the core ones (`cache_control`, …), so a
-# round trip loses nothing.
+# and decodes from it, checking types as it decodes. `TextBlock`, in outline:
+#
+# ```python
+# class TextBlock(msgspec.Struct, frozen=True, tag="text"):
+#     text: str
+#     extra: dict[str, Any] | None = None  # the block's other API fields (cache_control, ...), kept verbatim
+#     type: ClassVar[Literal["text"]] = "text"
+# ```
+#
+# `tag="text"` makes msgspec write and read `"type": "text"` on the wire; `frozen=True` makes instances read-only;
+# `type: ClassVar[Literal["text"]]` is the tag as an attribute mypy sees as the literal `"text"`, which narrowing
+# relies on; `extra` keeps the API's other fields, so a round trip loses nothing. (`message.py` declares `extra` a
+# second way for msgspec's fast decoder; its comments say why.) One block of each class, as the API sees it:
 
 # %% tags=["core"]
-import inspect
 import json
 
 from msgmodel import OpaqueBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, block_to_api
 
-print(inspect.getsource(TextBlock))
 five = [
     TextBlock("How many retries does the client make?"),
     ThinkingBlock("The defaults live in the config module.", signature="EqQBCkYIBxgCKkA0+/9x/q=="),
@@ -111,11 +99,13 @@ five = [
 for b in five:
     print(f"{type(b).__name__:15} .type={b.type!r:14} {json.dumps(block_to_api(b))}")
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # `OpaqueBlock` holds any kind the package does not interpret (`image`, `document`, `redacted_thinking`, and
 # whatever the API adds next year) as the original JSON object. Its `.type` is `"opaque"` and its wire type is
-# `.kind`: keeping `.type` to five fixed values is what lets mypy check a `match` for completeness. Decoding picks
-# the class from `"type"` with no hand-written `if`. Frozen means a change builds a new block:
+# `.kind`: keeping `.type` to five fixed values is what lets mypy check a `match` for completeness.
+
+# %% [markdown]
+# Decoding picks the class from `"type"` with no hand-written `if`. Frozen means a change builds a new block:
 
 # %%
 import msgspec
@@ -149,34 +139,27 @@ print(blocks_of(user_text("")), "← an empty string is no blocks at all")
 # ### 4. Constructors: the only way to build
 #
 # The constructors build a realistic exchange: the model greps the config and, in the same turn, reads a file that
-# does not exist. The demo tools (an in-memory project in `msgmodel.api.demo_tools`) produce the results through
-# the same constructors. `tool_result_msg` carries a protocol fact so callers need not remember it: tool results
-# travel in a **user** turn, and never an empty one.
+# does not exist. `tool_result_msg` carries a protocol fact so callers need not remember it: tool results travel in
+# a **user** turn.
 
 # %% tags=["core"]
 from msgmodel import assistant_msg, tool_result_block, tool_result_msg
-from msgmodel.api.demo_tools import demo_registry
-from msgmodel.core.tools import run_tool
 from msgmodel.course.display import show
 
-registry = demo_registry()
-grep_call = ToolUseBlock(id="toolu_01A", name="grep", input={"pattern": "retries", "path": "src/config.py"})
-read_call = ToolUseBlock(id="toolu_01B", name="read_file", input={"path": "src/settings.py"})
 history = [
     user_text("How many retries does the client make?"),
-    assistant_msg([five[1], TextBlock("Let me look at the config."), grep_call, read_call]),
-    tool_result_msg([run_tool(registry, grep_call), run_tool(registry, read_call)]),
+    assistant_msg([five[1], TextBlock("Let me look at the config."), five[2],
+                   ToolUseBlock(id="toolu_01B", name="read_file", input={"path": "src/settings.py"})]),
+    tool_result_msg([tool_result_block("toolu_01A", 'src/config.py:1: DEFAULTS = {"retries": 3}'),
+                     tool_result_block("toolu_01B", "no such file: src/settings.py", is_error=True)]),
 ]
-try:
-    tool_result_msg([])
-except ValueError as e:
-    print("ValueError:", e)
 show(history)
 
 # %% [markdown] tags=["core"]
 # Chapter 02 told the `toolUseId` slip: a hand-built dict took the wrong key, and only the server noticed, a
 # request later. With a constructor the slip fails on the line that makes it, and mypy rejects it before anything
-# runs (`type_check` runs `mypy --strict` on a snippet, in this process); the hand-built dict passes mypy silently:
+# runs (`type_check` runs `mypy --strict` on a snippet, in this process), as it rejects a role the model does not
+# have; the hand-built dict passes mypy silently:
 
 # %% tags=["core"]
 from msgmodel.course.teaching import type_check
@@ -187,9 +170,10 @@ except TypeError as e:
     print("TypeError:", e)
 type_check("""\
     from typing import Any
-    from msgmodel import tool_result_block
+    from msgmodel import Message, tool_result_block
 
     a = tool_result_block(toolUseId="toolu_01B", content="no such file", is_error=True)
+    b = Message(role="tool", content="hi")
     c: dict[str, Any] = {"type": "tool_result", "toolUseId": "toolu_01B", "content": "no such file"}
 """)
 
@@ -197,7 +181,12 @@ type_check("""\
 # ### 5. Readers: the only way to read
 #
 # Five of the readers, asked of each message above. Row 2 is chapter 01's lesson in one line: a **user** message
-# where a history may not start, because it answers tool calls. `is_clean_user_start` is that rule, written once.
+# where a history may not start, because it answers tool calls. `is_clean_user_start` is that rule, written once,
+# and built on another reader: a user message for which `is_tool_result_message` is false (the original stresses
+# this: readers built on readers, never written twice). `block_to_text`, `message_to_text` and `transcript_of` are
+# chapter 02's fix, written once; `result_text` is a result's output without the label, `server_tool_link` pairs
+# the API's *server-side* tool blocks (web search, code execution: opaque blocks that carry an id), and
+# `message_html`/`block_html` draw the cards you see here.
 
 # %% tags=["core"]
 from msgmodel import is_clean_user_start, is_tool_result_message, text_of, tool_uses_of
@@ -209,13 +198,13 @@ for i, m in enumerate(history):
           f"{is_tool_result_message(m)!s:8} {is_clean_user_start(m)}")
 
 # %% [markdown]
-# `block_to_text` is chapter 02's fix, written once: text as itself, a call as `[call name(args)]`, a result as
+# `block_to_text` renders text as itself, a call as `[call name(args)]`, a result as
 # `[result: …]` or `[result (failed): …]`, thinking as nothing, other kinds as a short label (arguments are cut at
 # `ARGS_LIMIT` characters and results at `RESULT_LIMIT`, each cut marked `…`). `transcript_of` applies it to a
 # history. Beside the legacy transcript of the same history, every `(tool call)` now says what was searched, found
 # and failed:
 
-# %% tags=["core"]
+# %%
 from msgmodel import to_api, transcript_of
 from msgmodel.course.legacy import summary30  # the step-30 exhibit, for contrast only
 
@@ -227,28 +216,11 @@ print(transcript_of(history))
 # ### 6. One `type` field removes every assertion
 #
 # The original's central claim: inside `case "text"` the compiler knows `b` is a `TextBlock`, so "one `type` field
-# saves every `as` assertion". The Python form: no `cast`, no `isinstance`, and `mypy --strict` accepts it, because
-# each class's `type` is a different literal:
-
-# %% tags=["core"]
-type_check("""\
-    from msgmodel import ContentBlock
-
-    def label(b: ContentBlock) -> str:
-        if b.type == "text":
-            return b.text          # b is a TextBlock here
-        match b.type:
-            case "tool_use":
-                return b.name      # b is a ToolUseBlock here
-            case _:
-                return b.type
-""")
-
-# %% [markdown] tags=["core"]
-# Narrowing also catches the mistake it exists for. Reading `.name` in the `text` branch is a `KeyError` (or a
-# silent `None` from `.get`) with `list[Any]`; here it fails the check. And the original's `blockToText` ended in
-# `default: return ""`, which compiles whichever kind you forget and renders it as nothing, which is how a summary
-# loses things. `assert_never(b)` turns the omission into a type error that names the missing class:
+# saves every `as` assertion". In Python: no `cast`, no `isinstance`, because each class's `type` is a different
+# literal. Narrowing catches the mistake it exists for: reading `.name` in the `text` branch (`wrong_branch`), a
+# `KeyError` or a silent `None` with `list[Any]`. And the original's `blockToText` ended in `default: return ""`,
+# which compiles whichever kind you forget; `assert_never(b)` turns the omission into a type error that names the
+# missing class (`forgot_a_kind`). `mypy --strict` on both:
 
 # %% tags=["core"]
 type_check({
@@ -276,26 +248,23 @@ type_check({
 })
 
 # %% [markdown] tags=["core"]
+# The first error names `TextBlock`: inside the branch mypy has narrowed `b` to it, with no cast.
+#
 # ### 7. The codec: JSON and the SDK, in and out
 #
 # `to_json`/`from_json` work on bytes, for storage; `to_api`/`from_api` on the plain dicts the official SDK takes as
-# `messages=`. Both round trips are exact, and a session with kinds this model does not interpret (an image,
-# `cache_control`, signed thinking, `redacted_thinking`) comes back byte for byte. The signature matters most: the
-# API refuses a thinking block that comes back altered.
+# `messages=`. Both round trips are exact, and a session with what this model does not interpret (an image,
+# `cache_control`, `redacted_thinking`) comes back byte for byte.
 
 # %% tags=["core"]
-from msgmodel import from_api, from_json, to_json
+from msgmodel import from_api, from_json, to_api, to_json
 
 print("from_json(to_json(h)) == h:", from_json(to_json(history)) == history,
       "  from_api(to_api(h)) == h:", from_api(to_api(history)) == history)
 raw = (
-    b'[{"role":"user","content":['
-    b'{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},'
+    b'[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}},'
     b'{"type":"text","text":"What is this?","cache_control":{"type":"ephemeral"}}]},'
-    b'{"role":"assistant","content":['
-    b'{"type":"thinking","thinking":"A PNG header.","signature":"EqQBCkYIBxgCKkA0+/9x/q=="},'
-    b'{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4a"},'
-    b'{"type":"text","text":"A tiny PNG."}]}]'
+    b'{"role":"assistant","content":[{"type":"redacted_thinking","data":"EmwKAhgB"},{"type":"text","text":"A PNG."}]}]'
 )
 session = from_json(raw)
 for m in session:
@@ -315,7 +284,7 @@ from msgmodel.core.protocol import validate
 
 bad_inputs = {
     "content is a number": '[{"role": "user", "content": 42}]',
-    "a system turn inside messages": '[{"role": "system", "content": "Be brief."}]',
+    "a tool turn (another API's role)": '[{"role": "tool", "content": "Be brief."}]',
     "the toolUseId slip": '[{"role": "user", "content": [{"type": "tool_result", "toolUseId": "toolu_01B"}]}]',
 }
 for label, text in bad_inputs.items():
@@ -327,8 +296,9 @@ fixed = from_json(bad_inputs["the toolUseId slip"].replace("toolUseId", "tool_us
 print("spelled right, it decodes; protocol says:", *validate(fixed))
 
 # %% [markdown]
-# A `system` turn inside `messages` cannot be represented (`Message.role` is only `"user"` or `"assistant"`), so
-# `from_json` refuses it rather than guess; system prompts go in the request's `system=` parameter.
+# A `tool` turn is not a role of this API (`Message.role` is `"user"`, `"assistant"` or `"system"`), so `from_json`
+# refuses it rather than guess. A `system` turn inside `messages` decodes: newer models take one mid-conversation,
+# and whether a request may hold one is the validator's question (`validate(h, model=...)`).
 #
 # ## Follow-up questions
 #
@@ -358,8 +328,8 @@ for attempt in (lambda: TextBlock(text="hi", type="tool_use"), lambda: OpaqueBlo
 # returns (the message's own, for speed) are ordinary mutable objects. Treat them as read-only.
 #
 # **Constructing does not check types at run time.** msgspec checks types when it decodes, not in `__init__`, so
-# `Message(role="system", content="hi")` is built without a word. mypy catches it before anything runs, and
-# `from_api` at the boundary.
+# `Message(role="tool", content="hi")` is built without a word. mypy catches it before anything runs (section 4's
+# type check), and `from_api` at the boundary.
 #
 # **Lossless means a typo survives decoding.** A misspelled `is_eror` on a known block lands in `extra` (it could be
 # a field the API added last week); `protocol.validate` refuses it. Validate before you send.
@@ -369,8 +339,8 @@ from msgmodel import Message
 
 m = assistant_msg([ToolUseBlock(id="toolu_01E", name="grep", input={"pattern": "x"})])
 tool_uses_of(m)[0].input["pattern"] = "y"  # changes the block inside the "frozen" message
-print(m)
-bad = Message(role="system", content="hi")  # on purpose: msgspec checks no types here
+print(m, "| blocks_of(m) is the message's own list:", blocks_of(m) is m.content)  # on purpose: the field itself
+bad = Message(role="tool", content="hi")  # on purpose: msgspec checks no types here
 try:
     from_api(to_api([bad]))
 except DecodeError as e:

@@ -14,31 +14,26 @@
 #
 # ## What
 #
-# The original step-31 tutorial ends with four follow-up questions: why `content` has two shapes, why
-# `ThinkingBlock` exists before anything uses thinking, why a tagged union and not a class hierarchy, and what it
-# costs to add a block kind. This chapter adds eleven more an interviewer is likely to ask. They are numbered
-# **I1–I15** ("I" for interview), apart from the API's open questions Q1, Q2, … that `protocol.py` lists. You
-# answer each one in the drill below, then see the model answer and tick its key points. The rest of the chapter is
-# the evidence: a cell per answer, or a link to the chapter whose cell proves it.
+# The original step-31 tutorial has four follow-up questions (two shapes of `content`, `ThinkingBlock` defined
+# early, union or hierarchy, the cost of a new block kind); this chapter adds eleven, numbered **I1–I15**. You answer
+# each in the drill, then read its model answer. The core route backs I1–I6 with a cell each; I7–I15 are answered by
+# the drill and, optionally, by the cells after I6.
 #
 # ## Why
 #
 # **"Fine, you built a type module. Now tell me why each decision in it is right, and not just the first thing you
 # tried."**
 #
-# Anyone can describe a design. A follow-up tests whether you know what it costs, what the alternatives cost, and
-# how you would *show* it. A good answer has three parts: a one-sentence position, the reason in this protocol (not
-# in general), and evidence the other person can check: a test, a type checker's output, or the API's own error
-# text.
+# A follow-up tests whether you know what a design costs, what the alternatives cost, and how you would *show* it: a
+# one-sentence position, the reason in this protocol, and evidence the other person can check.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
 # ### The drill
 #
-# Write your answer in the box before you open the model answer; an answer you only read is not one you can give.
-# Then tick the key points your answer had. In JupyterLab the drill keeps your score; on a static page each model
-# answer and its checklist are folded under the question.
+# Write your answer in the box before you open the model answer, then tick the key points your answer had. Where no
+# widget runs (a static page, the slides, a text view) each model answer follows its question.
 
 # %% tags=["core"]
 from msgmodel.course.exercises.ch06 import DRILL
@@ -49,83 +44,37 @@ InterviewDrill(DRILL)
 # %% [markdown]
 # ## Follow-up questions: the evidence
 #
-# Each answer in the drill, backed by a cell (or a link to the chapter whose cell proves it). One setup cell: the
-# model, the official SDK answered in-process by the local API, and `type_check` (`mypy --strict` on a snippet).
-
-# %% tags=["core"]
-import ast
-import json
-import re
-import sys
-import tempfile
-import types
-import typing
-from collections import Counter
-from pathlib import Path
-
-import anthropic
-import msgspec
-
-import msgmodel
-from msgmodel import (
-    Message,
-    TextBlock,
-    ThinkingBlock,
-    ToolUseBlock,
-    assistant_msg,
-    block_to_text,
-    blocks_from_api,
-    blocks_of,
-    from_json,
-    to_api,
-    to_json,
-    tool_result_block,
-    tool_result_msg,
-    tool_uses_of,
-    user_text,
-)
-from msgmodel.api import local_client
-from msgmodel.api.demo_tools import demo_registry
-from msgmodel.api.scripted import RuleModel
-from msgmodel.core import storage
-from msgmodel.core.claude_code import import_claude_code, sample_session_path
-from msgmodel.core.compact import repair
-from msgmodel.core.engine import EngineConfig
-from msgmodel.core.protocol import validate
-from msgmodel.core.tools import run_tool, tools_param
-from msgmodel.course.synth import synth_session
-from msgmodel.course.teaching import type_check
-
-MODEL = "claude-sonnet-4-6"
-REGISTRY = demo_registry()
-TOOLS = tools_param(REGISTRY)
-client = local_client(RuleModel())
+# Each answer in the drill, backed by a cell (or a link to the chapter whose cell proves it). The model is the
+# official SDK answered in-process by the local API, as in every chapter.
 
 # %% [markdown] tags=["core"]
 # ### I1. Why is `content` a `str | list`, and not always a list of blocks?
 #
 # The original's argument (wrapping plain text in a block list is needless ceremony) is in chapter 04, section 3.
-# The evidence that both shapes are on the wire: the SDK's own type, a 200 for each shape, and a session file built
-# to Claude Code's documented transcript format (shipped with the package), which holds both:
+# The evidence that both shapes are on the wire: the SDK's own type, and a 200 for each shape:
 
 # %% tags=["core"]
+import typing
+
 from anthropic.types.message_content_param import MessageContentParam
 
+from msgmodel import assistant_msg, blocks_from_api, text_of
+from msgmodel.api import local_client
+
+MODEL, client = "claude-sonnet-4-6", local_client()  # the local API's rule-based model answers
 string_shape, list_shape = typing.get_args(MessageContentParam)
 print("SDK: content is a", string_shape.__name__, "or an", typing.get_origin(list_shape).__name__, "of blocks")
-from msgmodel import is_plain_text, text_of, user_msg
-
 for name, content in [("string", "What is 6 * 7?"), ("blocks", [{"type": "text", "text": "What is 6 * 7?"}])]:
     reply = client.messages.create(model=MODEL, max_tokens=256, messages=[{"role": "user", "content": content}])
     print(f"{name:>6} content -> 200: {text_of(assistant_msg(blocks_from_api(reply.content)))}")
-cc_session = import_claude_code(sample_session_path()).messages
-print(sorted(Counter((m.role, "str" if is_plain_text(m) else "list") for m in cc_session).items()))
 
 # %% [markdown]
 # Why not turn every string into `[TextBlock(...)]` on the way in? Then the model would no longer return what it was
 # given, and a session written by another tool would come out different:
 
 # %%
+from msgmodel import blocks_of, from_json, to_json, user_msg
+
 raw = b'[{"role":"user","content":"Fix the flaky test."}]'
 kept = from_json(raw)
 normalized = [user_msg(blocks_of(m)) if m.role == "user" else assistant_msg(blocks_of(m)) for m in kept]
@@ -135,26 +84,32 @@ print("normalized    :", to_json(normalized) == raw, to_json(normalized).decode(
 # %% [markdown] tags=["core"]
 # ### I2. Why define `ThinkingBlock` before any feature uses thinking?
 #
-# The API signs each thinking block it returns and refuses a replayed one whose signature is missing or wrong, or
-# whose latest turn was modified ([api-rules.md](../docs/api-rules.md)). If thinking is in the model from day one,
-# storage, compaction and the engine carry it unchanged without knowing what it is. The proof: ask the local API with
-# thinking on (its rule-based model opens with a signed thinking block, as the live API does), run the tool, save the
-# session, load it, and send it back:
+# The API signs each thinking block and refuses a replayed one whose signature is missing or whose latest turn was
+# modified (optional reading: [api-rules.md](../docs/api-rules.md), `thinking_signature`, `thinking_required`; the
+# local API checks the structure, not the signature). Modelled from day one, thinking passes through storage,
+# compaction and the engine unchanged. The proof: ask the local API with thinking on (its model opens with a signed
+# thinking block, as the live API does), run the tool, save the session, load it, and send it back:
 
 # %% tags=["core"]
-THINKING = {"type": "enabled", "budget_tokens": 1024}
+import tempfile
+from pathlib import Path
+
+from msgmodel import blocks_of, to_api, tool_result_msg, tool_uses_of, user_text
+from msgmodel.api.demo_tools import demo_registry
+from msgmodel.core import storage
+from msgmodel.core.tools import run_tool, tools_param
+
+REGISTRY = demo_registry()
+TOOLS, THINKING = tools_param(REGISTRY), {"type": "enabled", "budget_tokens": 1024}
 history = [user_text("Please read src/app.py")]
 reply = client.messages.create(model=MODEL, max_tokens=2048, thinking=THINKING, tools=TOOLS, messages=to_api(history))
-signature = reply.content[0].signature  # on purpose: the SDK's reply, not a Message
 history.append(assistant_msg(blocks_from_api(reply.content)))
 history.append(tool_result_msg([run_tool(REGISTRY, call) for call in tool_uses_of(history[-1])]))
 with tempfile.TemporaryDirectory() as d:
     storage.save(Path(d, "session.jsonl"), history)
     loaded = storage.load(Path(d, "session.jsonl")).messages
-print("loaded == saved:", loaded == history)
-print("signature byte for byte:", blocks_of(loaded[1])[0].signature == signature)
 sdk_block = reply.content[0].model_dump()  # on purpose: the SDK's reply, not a Message
-print("block as the SDK returned it:", to_api(loaded)[1]["content"][0] == sdk_block)
+print("loaded == saved:", loaded == history, "| thinking as returned:", to_api(loaded)[1]["content"][0] == sdk_block)
 reply = client.messages.create(model=MODEL, max_tokens=2048, thinking=THINKING, tools=TOOLS, messages=to_api(loaded))
 answer = assistant_msg(blocks_from_api(reply.content))
 print("sent back:", [b.type for b in blocks_of(answer)], text_of(answer))
@@ -164,6 +119,10 @@ print("sent back:", [b.type for b in blocks_of(answer)], text_of(answer))
 # the string `"thinking"`, or a `.thinking`/`.signature` attribute in their code:
 
 # %%
+import ast
+
+import msgmodel
+
 for module in ["storage", "compact", "engine"]:
     tree = ast.parse((Path(msgmodel.__file__).parent / "core" / f"{module}.py").read_text())
     refs = [n for n in ast.walk(tree)
@@ -179,6 +138,10 @@ for module in ["storage", "compact", "engine"]:
 # each named by the validator:
 
 # %%
+import msgspec
+
+from msgmodel.core.protocol import validate
+
 opener = blocks_of(loaded[1])  # [thinking, text, tool_use]
 variants = {
     "thinking dropped": [b for b in opener if b.type != "thinking"],
@@ -192,93 +155,50 @@ for name, blocks in variants.items():
 # %% [markdown] tags=["core"]
 # ### I3. Tagged union or class hierarchy?
 #
-# Both are classes (a msgspec `Struct` is a class); the real choice is a *closed* union versus an *open* base
-# class. The same two kinds written both ways, as scratch modules we run *and* type-check. Both end with the same two
-# functions, `tool_name` (narrows on the tag) and `render` (an exhaustive `match`):
-
-# %% tags=["core"]
-USES = """
-def tool_name(b: Block) -> str:
-    if b.type == "tool_use":
-        return b.name
-    return ""
-
-
-def render(b: Block) -> str:
-    match b:
-        case Text():
-            return b.text
-        case ToolUse():
-            return f"[call {b.name}]"
-        case _:
-            assert_never(b)
-"""
-UNION = f"""from typing import ClassVar, Literal, assert_never
-
-import msgspec
-
-
-class Text(msgspec.Struct, frozen=True, tag="text"):
-    text: str
-    type: ClassVar[Literal["text"]] = "text"
-
-
-class ToolUse(msgspec.Struct, frozen=True, tag="tool_use"):
-    id: str
-    name: str
-    type: ClassVar[Literal["tool_use"]] = "tool_use"
-
-
-Block = Text | ToolUse
-{USES}"""
-CLASSES = f"""from dataclasses import asdict, dataclass
-from typing import Any, ClassVar, assert_never
-
-
-@dataclass(frozen=True)
-class Block:
-    type: ClassVar[str] = ""
-
-
-@dataclass(frozen=True)
-class Text(Block):
-    type: ClassVar[str] = "text"
-    text: str
-
-
-@dataclass(frozen=True)
-class ToolUse(Block):
-    type: ClassVar[str] = "tool_use"
-    id: str
-    name: str
-
-
-REGISTRY: dict[str, type[Block]] = {{"text": Text, "tool_use": ToolUse}}
-
-
-def to_dict(b: Block) -> dict[str, Any]:
-    return {{"type": b.type, **asdict(b)}}
-
-
-def from_dict(d: dict[str, Any]) -> Block:
-    return REGISTRY[d["type"]](**{{k: v for k, v in d.items() if k != "type"}})
-{USES}"""
-
-
-def load(name, source):  # run a scratch module's source: the same text type_check reads
-    module = types.ModuleType(name)
-    sys.modules[name] = module
-    exec(source, module.__dict__)
-    return module
-
-
-union, classes = load("blocks_union", UNION), load("blocks_classes", CLASSES)
-
-# %% [markdown]
-# Serializing: msgspec writes the tag and reads it back, and an unknown tag fails with a JSON path. The hierarchy
-# needs `to_dict`, `from_dict` and a registry, and an unknown or unregistered tag fails with a bare `KeyError`:
+# The original argues for plain objects over class instances, which TypeScript can type without classes; in Python
+# the union's members are classes too, so the real choice is a *closed* union versus an *open* base class. Two kinds
+# written both ways, as scratch modules (`msgmodel.course.options`, printed side by side in the optional cell below):
+# the union is two frozen msgspec structs with a `Literal` tag each, `Block = Text | ToolUse`; the hierarchy is a
+# dataclass `Block` with a `str` tag and two subclasses. Both end with the same two functions, `tool_name` (narrows
+# on the tag) and `render` (an exhaustive `match`).
 
 # %%
+from msgmodel.course.options import CLASSES_SOURCE, UNION_SOURCE
+from msgmodel.course.teaching import side_by_side
+
+titles = ("closed union (msgspec structs)", "open hierarchy (dataclasses)")
+side_by_side(UNION_SOURCE.split("\ndef ")[0], CLASSES_SOURCE.split("\ndef ")[0], titles, width=56)
+
+# %% [markdown] tags=["core"]
+# Narrowing: what `mypy --strict` makes of the two modules (`type_check` names the function each error is in):
+
+# %% tags=["core"]
+from msgmodel.course.options import CLASSES_SOURCE, UNION_SOURCE
+from msgmodel.course.teaching import type_check
+
+type_check({"blocks_union": UNION_SOURCE, "blocks_classes": CLASSES_SOURCE}, functions=True)
+
+# %% [markdown] tags=["core"]
+# The union module is clean. In the hierarchy, `b.type == "tool_use"` does not narrow (`type` is a plain `str`), and
+# `assert_never(b)` fails although every subclass has a case: an open base class may have a third subclass
+# elsewhere. Declaring `AnyBlock = Text | ToolUse` fixes it, and then you have written a closed union.
+#
+# | | closed union (msgspec) | open class hierarchy |
+# |---|---|---|
+# | encode / decode | built in; the tag is a field | `to_dict`, `from_dict` and a registry, by hand |
+# | unknown tag on decode | `ValidationError` naming `$[0].type` | bare `KeyError` |
+# | `if b.type == ...` narrows | yes (Literal tags) | no; needs `isinstance` |
+# | `match` + `assert_never` exhaustive | yes | no |
+# | behaviour per kind | plain functions with `match` | methods (what a hierarchy is good at) |
+
+# %% [markdown]
+# The serializing rows, run: msgspec writes the tag and reads it back, and an unknown tag fails with a JSON path; the
+# hierarchy's `from_dict` fails with a bare `KeyError`:
+
+# %%
+from msgmodel.course.options import load
+
+union, classes = load("blocks_union", UNION_SOURCE), load("blocks_classes", CLASSES_SOURCE)
 wire = msgspec.json.encode([union.Text("hi"), union.ToolUse(id="toolu_01", name="grep")])
 print(wire.decode(), "→", msgspec.json.decode(wire, type=list[union.Block]))
 for decode in (lambda: msgspec.json.decode(b'[{"type": "image"}]', type=list[union.Block]),
@@ -289,75 +209,43 @@ for decode in (lambda: msgspec.json.decode(b'[{"type": "image"}]', type=list[uni
         print(f"{type(e).__name__}: {e}")
 
 # %% [markdown] tags=["core"]
-# Narrowing: what `mypy --strict` makes of the two modules (`type_check` names the function each error is in):
-
-# %% tags=["core"]
-type_check({"blocks_union": UNION, "blocks_classes": CLASSES}, functions=True)
-
-# %% [markdown] tags=["core"]
-# The union module is clean. In the hierarchy, `b.type == "tool_use"` does not narrow (`type` is a plain `str` on
-# the base), so you write `isinstance` and keep tag and class in sync by hand; and `assert_never(b)` fails although
-# every subclass has a case, because an open base class may have a third subclass in some other module. Declaring
-# `AnyBlock = Text | ToolUse` fixes it, and then you have written a closed union.
-#
-# | | closed union (msgspec) | open class hierarchy |
-# |---|---|---|
-# | encode / decode | built in; the tag is a field | `to_dict`, `from_dict` and a registry, by hand |
-# | unknown tag on decode | `ValidationError` naming `$[0].type` | bare `KeyError` |
-# | `if b.type == ...` narrows | yes (Literal tags) | no; needs `isinstance` |
-# | `match` + `assert_never` exhaustive | yes | no |
-# | behaviour per kind | plain functions with `match` | methods (what a hierarchy is good at) |
-#
 # ### I4. What does it cost to add a block kind?
 #
-# One class, added to the union in `message.py`; then mypy lists every exhaustive `match` that must handle it. We
-# measured it: a sixth class (a dummy `CitationBlock` with the usual `extra` field) added to `ContentBlock` in a
-# scratch copy of the package, then `mypy --strict msgmodel` (10–50 s on this machine, too slow for a cell).
-# It reported **8 errors in 5 files**, each an `assert_never` that now receives the new class:
+# One class, added to the union in `message.py`; then mypy lists every exhaustive `match` that must handle it.
+# Measured on a scratch copy of the package with a sixth class added (too slow for a cell; `tests/test_layout.py`
+# runs it), `mypy --strict` reported, in the library (`msgmodel/core`, `msgmodel/api`), **6 errors in 3 files**, each
+# an `assert_never` that now receives the new class:
 #
 # | file | function |
 # |---|---|
 # | `msgmodel/core/message.py` | `block_to_text`, `block_html`, `block_to_api` |
 # | `msgmodel/api/server.py` | `_block_events` (the streaming writer) |
 # | `msgmodel/api/limits.py` | `_generated`, `apply_limits` (what `max_tokens` counts and cuts) |
-# | `msgmodel/course/exercises/ch00.py` | `_line` |
-# | `msgmodel/course/exercises/ch04.py` | `count_kinds` (04.2's reference solution) |
 #
-# The cell below finds the same list without running mypy: functions that `match` on the block classes and end in
-# `assert_never`.
+# An `ast` scan finds the same list without running mypy: functions that `match` on the block classes and end in
+# `assert_never`:
 
 # %% tags=["core"]
-BLOCK_CLASSES = {"TextBlock", "ThinkingBlock", "ToolUseBlock", "ToolResultBlock", "OpaqueBlock"}
+import msgmodel
+from msgmodel.course.knowledge import exhaustive_block_matches
 
-
-def matches_every_block(f):
-    nodes = list(ast.walk(f))
-    return any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "assert_never" for n in nodes) and any(
-        isinstance(n, ast.MatchClass) and getattr(n.cls, "id", "") in BLOCK_CLASSES for n in nodes)
-
-
-PACKAGE = Path(msgmodel.__file__).parent
-for path in sorted(PACKAGE.rglob("*.py")):
-    if "assert_never(" in (source := path.read_text()):
-        functions = [f for f in ast.walk(ast.parse(source)) if isinstance(f, ast.FunctionDef)]
-        sites = [f.name for f in functions if matches_every_block(f)]
-        if sites:
-            print(f"{path.relative_to(PACKAGE.parent)}: {', '.join(sorted(sites))}")
+for file, functions in exhaustive_block_matches(Path(msgmodel.__file__).parent, exclude=["course"]).items():
+    print(f"{file}: {', '.join(functions)}")
 
 # %% [markdown] tags=["core"]
-# What mypy does *not* list is the rest of the cost, all in `message.py`, right below the classes: the codec's
-# tables of the kinds it decodes (`_KNOWN_KINDS`, `_KNOWN_TYPES`, the runtime union `_KnownBlock`, one branch of
-# `_convert_block`). A new kind with rules of its own (a pairing, say) also needs them in `protocol.py`. Readers
-# that filter by `type` need nothing. Until anyone models the kind, `OpaqueBlock` already carries it unchanged.
-
-# %% [markdown] tags=["core"]
+# What mypy does *not* list is the codec's tables of the kinds it decodes, right below the classes in `message.py`,
+# and, for a kind with rules of its own (a pairing), `protocol.py`. Readers that filter by `type` need nothing, and
+# until anyone models the kind, `OpaqueBlock` carries it unchanged.
+#
 # ### I5. Why are the blocks frozen?
 #
 # A block is a value many places share: a compacted history holds the same block objects as the saved one. With
-# plain dicts, a "harmless" cleanup added months later, run on the compactor's window, edits the saved history too,
-# including a signed thinking block, which the API then refuses:
+# plain dicts, a "harmless" cleanup run on the compactor's window edits the saved history too, a signed thinking
+# block included, which the API then refuses:
 
 # %% tags=["core"]
+from msgmodel import TextBlock, ThinkingBlock
+
 signed_text = "Check trailing spaces.  "
 turn = assistant_msg([ThinkingBlock(signed_text, signature="c2ln"), TextBlock("Done.  ")])
 saved = to_api([user_text("Tidy the README."), turn])  # plain dicts, as a dict-based agent keeps them
@@ -375,16 +263,20 @@ except AttributeError as e:
 
 # %% [markdown] tags=["core"]
 # Frozen turns the bug into an error at the line that tries; a correct cleanup builds new blocks with
-# `msgspec.structs.replace`. Frozen is shallow (chapter 04's pitfalls).
+# `msgspec.structs.replace`. Frozen is *shallow*, though: a `ToolUseBlock`'s `input` is an ordinary dict, and the
+# list of blocks a message holds an ordinary list, so code must still treat them as read-only (and a block holding
+# one cannot be hashed).
 #
 # ### I6. Where does validation belong?
 #
-# At the boundary, once: `from_json`/`from_api` check the shape with a `DecodeError` naming the path; past that, no
-# function re-checks it (re-checking everywhere would copy the knowledge N times again, chapter 03's disease). The
-# API's protocol rules are a separate layer, `validate`, run before sending or after loading. This history is
-# well-formed, and no API would accept it:
+# At the boundary, once: `from_json`/`from_api` check the shape with a `DecodeError` naming the path, and past that
+# no function re-checks it (that would copy the knowledge N times again). The API's protocol rules are a separate
+# layer, `validate`, run before sending or after loading. This history is well-formed, and no API would accept it:
 
 # %% tags=["core"]
+from msgmodel import from_json
+from msgmodel.core.protocol import validate
+
 well_formed = from_json(
     b'[{"role":"user","content":"hi"},'
     b'{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"3 matches"}]}]'
@@ -401,6 +293,10 @@ print("decoded:", [m.role for m in well_formed], "| validate:", validate(well_fo
 # shows the plumbing; chapter 01's live-API table compares it with captured live answers.)
 
 # %%
+import anthropic
+
+from msgmodel.course.synth import synth_session
+
 session = synth_session(13, seed=0)
 naive = next(i for i in range(len(session) - 5, len(session)) if session[i].role == "user")
 v = validate(session[naive:])[0]
@@ -424,6 +320,8 @@ print("rule:", v.rule, "| path:", v.path, "| hint:", v.hint)
 # counterexample, is chapter 05, section 6.)
 
 # %%
+from msgmodel.core.compact import repair
+
 fixed, notes = repair(loaded[:2])  # [user, assistant [thinking, text, tool_use]]: the result is missing
 print([note.kind for note in notes], "| thinking block untouched:", blocks_of(fixed[1])[0] is blocks_of(loaded[1])[0])
 
@@ -444,6 +342,8 @@ print([note.kind for note in notes], "| thinking block untouched:", blocks_of(fi
 # msgmodel does not interpret (sources: [anchors.md](../docs/anchors.md), section 1.1):
 
 # %%
+from msgmodel import block_to_text
+
 raw = (
     b'[{"role":"user","content":"Continue the refactor."},'
     b'{"role":"assistant","content":[{"type":"compaction","content":"Read src/app.py; tests pass.",'
@@ -464,6 +364,10 @@ print("validate:", validate(replayed), "| in a summary transcript:", block_to_te
 # Two five-message histories:
 
 # %%
+from msgmodel import ToolUseBlock, tool_result_block
+from msgmodel.core.engine import EngineConfig
+
+
 def read_turn(result):
     call = ToolUseBlock(id="toolu_01", name="read_file", input={"path": "src/app.py"})
     answer = tool_result_msg([tool_result_block("toolu_01", result)])
@@ -495,9 +399,11 @@ print(EngineConfig(compact_at_messages=None, compact_at_chars=200_000))
 #
 # ## vs. the real source
 #
-# The original's answers are in TypeScript: `typeof m.content === "string"` for I1, `switch` narrowing for I3, and
-# for I4 "the `default` branch or the compiler (if exhaustiveness checking is on)". Its I4 answer is the one this
-# chapter measured, with the caveat that mypy only lists `match`es that end in `assert_never`. The installed SDK
+# The original's answers are in TypeScript: `typeof m.content === "string"` for I1, `switch` narrowing for I3. For
+# I4 it says the change stays in `message.ts` and that "the `default` branch or the compiler (if exhaustiveness
+# checking is on)" points at every place to handle. Measured here, only the exhaustiveness check points (a `default`
+# branch compiles silently: chapter 04, section 6), and the places it points at are in three files of the library,
+# not one. The installed SDK
 # makes the same two choices as I1 and I2: `content` is a string or a list (the I1 cell), and its thinking block
 # cannot be built without a signature:
 

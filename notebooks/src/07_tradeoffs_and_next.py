@@ -10,45 +10,26 @@
 # # 07 · Trade-offs and what comes next
 #
 # *Chapters 01–06 made the case for one authoritative message model. This last chapter asks what it costs and when
-# it does not apply, sets `message.py` beside the other ways Python can model the same data, and runs the next two
-# steps of the original series on top of it.*
+# it does not apply, sets `message.py` beside the other ways Python can model the same data, and runs our sketch of
+# the next step the original previews on top of it.*
 #
 # ## What
 #
 # 1. **When to consolidate**, and when it is premature.
-# 2. **Python's options, compared live**: `TypedDict`, `dataclass`, a pydantic discriminated union and msgspec tagged
-#    structs, on what mypy catches, what each does with bad input, and decode speed.
-# 3. **What comes next, on the same foundation**: step 32's event stream and step 33's extended thinking. Neither
-#    changes `message.py`.
-# 4. **A Claude Code session file**, imported and checked.
+# 2. **Python's options, compared**: `TypedDict`, `dataclass`, pydantic and msgspec, on what mypy catches, bad input
+#    and decode speed.
+# 3. **What comes next**: this series' sketch of step 32's event stream, which the original only previews. Optional,
+#    outside the core route: step 33's thinking, a Claude Code session file, and the local API serving your agent.
 #
 # ## Why
 #
 # **"Wasn't `message.py` over-engineering? When would you *not* build it?"**
 #
-# Senior interviews probe judgement as well as technique: knowing when an abstraction pays for itself, and saying
-# what it costs. `message.py` has real costs: every layer depends on it, it needs heavy tests, and choosing msgspec
-# over what a team already knows needs a defence. They were worth paying at step 31 because compaction and the
-# summarizer each carried their own copy of "what a message looks like", and each copy had already got a detail
-# wrong (chapters 01 and 02). Without that history the module would have been a guess. The other half of the answer
-# is what it buys later: the next features should cost little on top of it, and this chapter runs them to check.
-
-# %% tags=["core"]
-import io
-import json
-import sys
-import tempfile
-import textwrap
-from pathlib import Path
-
-import msgmodel
-from msgmodel import TextBlock, block_to_api, block_to_text, blocks_of, from_json, text_of, to_json, tool_result_block
-from msgmodel.api import demo_registry, local_client
-from msgmodel.core.protocol import validate
-from msgmodel.course.exercises import check, hint, reveal
-
-# the repository root, found from where the notebook runs (not from where msgmodel is installed)
-REPO = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "bench" / "results.json").is_file())
+# Senior interviews probe judgement: knowing when an abstraction pays for itself, and saying what it costs.
+# `message.py` has real costs: every layer depends on it, it needs heavy tests, and choosing msgspec over what a team
+# already knows needs a defence. They were worth paying at step 31 because two copies of "what a message looks like"
+# had already got a detail wrong (chapters 01 and 02); without that history the module would have been a guess. The
+# other half of the answer is what it buys later: the next features should cost little on top of it.
 
 # %% [markdown] tags=["core"]
 # ## How
@@ -58,318 +39,50 @@ REPO = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "bench" / "resu
 # The original tutorial gives a precise trigger: consolidate when **the same piece of knowledge has been copied at
 # least twice, and the copying has already caused a bug** (it names no rule; "twice, plus a bug" is our shorthand).
 # Two copies mean the knowledge is real and shared, not a guess about the future. A bug means the copies have
-# started to drift, at a price already paid. Step 31 met both. Here is the drift once more: step 30's local fix gave
-# compaction its own `_block_to_text` (copy #2, this series' exhibit), and it disagrees with the authority on two
-# ordinary blocks:
-
-# %% tags=["core"]
-from msgmodel.course.legacy import summary30  # the exhibit: compaction's private copy #2, for contrast only
-
-failed = tool_result_block("toolu_01B", "FileNotFoundError: src/settings.py", is_error=True)
-as_list = tool_result_block("toolu_01C", [TextBlock("3 passed in 0.41s")])
-for block in (failed, as_list):
-    print(f"copy #2   → {summary30._block_to_text(block_to_api(block))!r}")
-    print(f"authority → {block_to_text(block)!r}\n")
-
-# %% [markdown] tags=["core"]
-# Copy #2 renders a failure as a success and a list-of-blocks result as empty: two future step-30 bugs that no
-# reviewer would catch, because the copy looks reasonable on its own. The same trigger tells you when consolidating
-# is **premature**:
+# started to drift, at a price already paid: chapter 02's copy #2 renders a failure as a success and a list result as
+# empty, two future step-30 bugs no reviewer would catch. Step 31 met both conditions. The same trigger tells you when
+# consolidating is **premature**:
 #
 # | Situation | Copies | A bug from drift? | Verdict |
 # |---|---|---|---|
-# | Block shapes at step 31 (compaction, summary, API, engine, storage) | 5 | yes, two | **consolidate now** |
+# | Block shapes at step 31 (three in compaction, one each in engine and API) | 5 | yes, two | **consolidate now** |
 # | A tool's input schema, read only by the tool registry | 1 | — | **leave it**: it is the authority |
 # | Two log formatters print a tool call differently, for people | 2 | no | **wait**: note it |
 # | A provider-neutral `Part` class "for when we add a provider" | 0 | — | **premature**: a guess |
-# | `ThinkingBlock`, before any feature turns thinking on | — | — | **model it now** (section 3) |
+# | `ThinkingBlock`, before any feature turns thinking on | — | — | **model it now** |
 #
-# The last row is no contradiction: the trigger decides when to *create* the authority; once it exists, it should
-# describe the whole contract it owns, including every block the API can send back. The speculative `Part` class
-# models a contract nobody has given you yet, so its seams are guesses. The original adds two lessons: the cost of
-# `Any` compounds (cheapest on day one, billed later, all at once, in compaction, summaries and replays), and
-# constructors are not ceremony (`tool_result_block` makes `toolUseId` impossible to write).
+# The last row is no contradiction: the trigger decides when to *create* the authority; once it exists, it describes
+# the whole contract it owns, every block the API can send back included. The `Part` class models a contract nobody
+# has given you yet.
 #
 # ### 2. Four ways to write the model in Python
 #
-# | Option | Used by | A block at run time | JSON decoded by |
-# |---|---|---|---|
-# | `TypedDict` | the `anthropic` SDK's requests | a plain `dict` | `json.loads` (a promise) |
-# | frozen `dataclass` | pydantic-ai's parts (with pydantic) | an instance | a decoder you write |
-# | pydantic discriminated union | the SDK's responses | a model instance | `TypeAdapter` |
-# | msgspec tagged `Struct` | `message.py` | a struct | `msgspec.json.Decoder` |
-#
-# The first three are small modules written to a scratch directory, so Python can import them and mypy can check
-# them; the fourth is `message.py`. All use the same class names. The dataclass option needs a hand-written decoder,
-# one more place that knows the shapes; pydantic reads the tag first with `Field(discriminator="type")`.
+# `TypedDict`s, as the `anthropic` SDK types its requests (a block is a plain `dict`, `json.loads` decodes it on a
+# promise); frozen `dataclass`es, as pydantic-ai's parts (with a decoder you write: one more place that knows the
+# shapes); a pydantic discriminated union, as the SDK's responses (`TypeAdapter` decodes, reading the tag first); and
+# msgspec tagged structs, `message.py`. The first three are scratch modules in `msgmodel.course.options` (printed by
+# the optional cell below), with the class names of `message.py`.
 
-# %% tags=["core"]
-import importlib
+# %%
+from msgmodel.course.options import OPTION_SOURCES
 
-import msgspec
-import pydantic  # for the comparison only: the package never imports it
-
-from msgmodel import Message
-
-_scratch = tempfile.TemporaryDirectory()  # removed when the kernel exits
-SCRATCH = Path(_scratch.name)
-sys.path.insert(0, str(SCRATCH))
-SOURCES = {}  # module name -> source: what `type_check` reads below
-
-
-def module(name, source):
-    """Write `source` to SCRATCH/name.py and import it: the same text for Python and for mypy."""
-    SOURCES[name] = textwrap.dedent(source)
-    (SCRATCH / f"{name}.py").write_text(SOURCES[name])
-    return importlib.import_module(name)
-
-
-opt_typeddict = module(
-    "opt_typeddict",
-    """
-    import json
-    from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
-
-    class TextBlock(TypedDict):
-        type: Literal["text"]
-        text: str
-
-    class ThinkingBlock(TypedDict):
-        type: Literal["thinking"]
-        thinking: str
-        signature: NotRequired[str]
-
-    class ToolUseBlock(TypedDict):
-        type: Literal["tool_use"]
-        id: str
-        name: str
-        input: dict[str, Any]
-
-    class ToolResultBlock(TypedDict):
-        type: Literal["tool_result"]
-        tool_use_id: str
-        content: NotRequired[str | list[TextBlock]]
-        is_error: NotRequired[bool]
-
-    ContentBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
-
-    class Message(TypedDict):
-        role: Literal["user", "assistant"]
-        content: str | list[ContentBlock]
-
-    def decode(data: bytes) -> list[Message]:
-        return cast(list[Message], json.loads(data))  # a promise: nothing checks it
-
-    def encode(messages: list[Message]) -> bytes:
-        return json.dumps(messages).encode()
-    """,
-)
-
-opt_dataclass = module(
-    "opt_dataclass",
-    """
-    import json
-    from dataclasses import asdict, dataclass
-    from typing import Any, Literal, TypeAlias
-
-    @dataclass(frozen=True, slots=True)
-    class TextBlock:
-        text: str
-        type: Literal["text"] = "text"
-
-    @dataclass(frozen=True, slots=True)
-    class ThinkingBlock:
-        thinking: str
-        signature: str | None = None
-        type: Literal["thinking"] = "thinking"
-
-    @dataclass(frozen=True, slots=True)
-    class ToolUseBlock:
-        id: str
-        name: str
-        input: dict[str, Any]
-        type: Literal["tool_use"] = "tool_use"
-
-    @dataclass(frozen=True, slots=True)
-    class ToolResultBlock:
-        tool_use_id: str
-        content: "str | list[ContentBlock]" = ""
-        is_error: bool = False
-        type: Literal["tool_result"] = "tool_result"
-
-    ContentBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
-
-    @dataclass(frozen=True, slots=True)
-    class Message:
-        role: Literal["user", "assistant"]
-        content: str | list[ContentBlock]
-
-    KINDS: dict[str, type[ContentBlock]] = {
-        "text": TextBlock, "thinking": ThinkingBlock, "tool_use": ToolUseBlock, "tool_result": ToolResultBlock
-    }
-
-    def _block(d: dict[str, Any]) -> ContentBlock:  # the hand-written dispatch on "type"
-        fields = {k: v for k, v in d.items() if k != "type"}
-        if isinstance(fields.get("content"), list):
-            fields["content"] = [_block(b) for b in fields["content"]]
-        return KINDS[d["type"]](**fields)
-
-    def decode(data: bytes) -> list[Message]:
-        return [
-            Message(m["role"], c if isinstance(c := m["content"], str) else [_block(b) for b in c])
-            for m in json.loads(data)
-        ]
-
-    def encode(messages: list[Message]) -> bytes:
-        return json.dumps([asdict(m) for m in messages]).encode()
-    """,
-)
-
-opt_pydantic = module(
-    "opt_pydantic",
-    """
-    from typing import Annotated, Any, Literal, TypeAlias
-
-    from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-
-    class TextBlock(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        type: Literal["text"] = "text"
-        text: str
-
-    class ThinkingBlock(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        type: Literal["thinking"] = "thinking"
-        thinking: str
-        signature: str | None = None
-
-    class ToolUseBlock(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        type: Literal["tool_use"] = "tool_use"
-        id: str
-        name: str
-        input: dict[str, Any]
-
-    class ToolResultBlock(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        type: Literal["tool_result"] = "tool_result"
-        tool_use_id: str
-        content: "str | list[ContentBlock]" = ""
-        is_error: bool = False
-
-    ContentBlock: TypeAlias = Annotated[
-        TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")
-    ]
-
-    class Message(BaseModel):
-        model_config = ConfigDict(frozen=True)
-        role: Literal["user", "assistant"]
-        content: str | list[ContentBlock]
-
-    ADAPTER = TypeAdapter(list[Message])
-    decode = ADAPTER.validate_json
-    encode = ADAPTER.dump_json
-    """,
-)
-
-OPTIONS = {  # name → (decode, encode)
-    "TypedDict": (opt_typeddict.decode, opt_typeddict.encode),
-    "dataclass": (opt_dataclass.decode, opt_dataclass.encode),
-    "pydantic": (opt_pydantic.decode, opt_pydantic.encode),
-    "msgspec structs": (msgspec.json.Decoder(list[Message]).decode, to_json),
-    "msgmodel.from_json": (from_json, to_json),
-}
+for name, source in OPTION_SOURCES.items():
+    print(f"# ── {name}.py ──{source}")
 
 # %% [markdown] tags=["core"]
 # #### 2a. What mypy sees
 #
-# One snippet per option makes three classic mistakes, each marked in a comment: (1) it reads a `tool_use` field in
-# the `text` branch, (2) it makes the `toolUseId` slip, (3) it forgets `tool_result` in a function ending in
-# `assert_never`. The `TypedDict` version uses subscripts and a dict literal; the `dict[str, Any]` version (the
-# `list[Any]` world of chapters 01–03) cannot use `assert_never` at all, so it ends with a fallback `return`, as the
-# original TypeScript did. `type_check` runs `mypy --strict` on all of them, and each error is mapped back to its
-# marked mistake:
+# One snippet per option makes three classic mistakes, each marked in a comment: (1) a `tool_use` field read in the
+# `text` branch, (2) the `toolUseId` slip, (3) `tool_result` forgotten in a function ending in `assert_never` (the
+# `dict[str, Any]` version cannot use `assert_never`, so it ends with a fallback `return`, as the original's
+# TypeScript did). The snippet for `message.py`, then `mypy --strict` on all five, each error mapped back to the
+# mistake marked on its line:
 
 # %% tags=["core"]
-from msgmodel.course.teaching import type_check
+from msgmodel.course.options import MISTAKES, mistakes_caught
 
-MISTAKES = """\
-from typing import assert_never
-from MODULE import ContentBlock, ToolResultBlock
-
-def label(b: ContentBlock) -> str:
-    if b.type == "text":
-        return f"said {b.name}"  # (1) a tool_use field, read in the text branch
-    return "other"
-
-slip = ToolResultBlock(toolUseId="toolu_01B", content="no such file")  # (2) the toolUseId slip
-
-def kind(b: ContentBlock) -> str:
-    if b.type == "text" or b.type == "thinking" or b.type == "tool_use":
-        return "known"
-    assert_never(b)  # (3) tool_result forgotten
-"""
-
-MISTAKES_SUBSCRIPT = """\
-from typing import assert_never
-from MODULE import ContentBlock, ToolResultBlock
-
-def label(b: ContentBlock) -> str:
-    if b["type"] == "text":
-        return f"said {b['name']}"  # (1) a tool_use field, read in the text branch
-    return "other"
-
-slip: ToolResultBlock = {"type": "tool_result", "toolUseId": "toolu_01B", "content": "no such file"}  # (2)
-
-def kind(b: ContentBlock) -> str:
-    if b["type"] == "text" or b["type"] == "thinking" or b["type"] == "tool_use":
-        return "known"
-    assert_never(b)  # (3) tool_result forgotten
-"""
-
-MISTAKES_ANY = """\
-from typing import Any, TypeAlias
-ContentBlock: TypeAlias = dict[str, Any]
-ToolResultBlock: TypeAlias = dict[str, Any]
-
-def label(b: ContentBlock) -> str:
-    if b["type"] == "text":
-        return f"said {b['name']}"  # (1) a tool_use field, read in the text branch
-    return "other"
-
-slip: ToolResultBlock = {"type": "tool_result", "toolUseId": "toolu_01B", "content": "no such file"}  # (2)
-
-def kind(b: ContentBlock) -> str:
-    if b["type"] == "text" or b["type"] == "thinking" or b["type"] == "tool_use":
-        return "known"
-    return ""  # (3) tool_result forgotten
-"""
-snippets = {
-    "list[Any] (dicts)": MISTAKES_ANY,
-    "TypedDict": MISTAKES_SUBSCRIPT.replace("MODULE", "opt_typeddict"),
-    "dataclass": MISTAKES.replace("MODULE", "opt_dataclass"),
-    "pydantic": MISTAKES.replace("MODULE", "opt_pydantic"),
-    "msgspec (message.py)": MISTAKES.replace("MODULE", "msgmodel"),
-}
-
-files = {name: f"use_{i}.py" for i, name in enumerate(snippets)}
-report = type_check({**SOURCES, **{files[name].removesuffix(".py"): code for name, code in snippets.items()}})
-errors = [line for line in report.splitlines() if ": error: " in line]
-
-
-def marker(error):
-    """The mistake, "1", "2" or "3", marked on the line a mypy error points at (None if unmarked)."""
-    file, line = error.split(":")[:2]
-    name = next(n for n, f in files.items() if f == file)
-    text = snippets[name].splitlines()[int(line) - 1]
-    return (name, text.split("# (")[1][0]) if "# (" in text else (name, None)
-
-
-found = {marker(e) for e in errors}
-print(f"{'':22}{'(1) wrong field':18}{'(2) toolUseId':18}(3) forgotten kind")
-for name in snippets:
-    print(f"{name:22}" + "".join(f"{'caught' if (name, m) in found else 'silent':18}" for m in "123").rstrip())
-print("errors on unmarked lines:", sorted(e for e in errors if marker(e)[1] is None) or "none")
+print(MISTAKES["msgspec (message.py)"])
+print(mistakes_caught())
 
 # %% [markdown] tags=["core"]
 # **Statically, the four typed options are equal**, and `dict[str, Any]` catches nothing. The choice between
@@ -378,122 +91,77 @@ print("errors on unmarked lines:", sorted(e for e in errors if marker(e)[1] is N
 #
 # #### 2b. Bad input, and input the model has never heard of
 #
-# Three wrong inputs (the slip as a stored session holds it, a text block whose `text` is a number, a `system` role
+# Three wrong inputs (the slip as a stored session holds it, a text block whose `text` is a number, a `tool` role
 # inside `messages`), then two *valid* ones the model does not interpret (an `image` block, a `cache_control` field).
 # A good decoder refuses the first three and keeps the last two, writing them back unchanged:
 
 # %% tags=["core"]
-def outcome(decode, data):
-    """What one decoder does with one input, in one line."""
-    try:
-        decode(data)
-    except Exception as e:
-        if isinstance(e, pydantic.ValidationError):  # report the deepest error (the union adds a `str` branch)
-            err = max(e.errors(), key=lambda x: len(x["loc"]))
-            loc = ".".join(str(p) if "[" not in str(p) else "list[…]" for p in err["loc"])
-            count = f"{e.error_count()} error{'s' if e.error_count() > 1 else ''}"
-            return f"{type(e).__name__} ({count}): {loc}: {err['msg']}"
-        return f"{type(e).__name__}: {e}"
-    return "accepted"
+from msgmodel.course.options import decode_outcomes, options
 
+OPTIONS = options()  # name -> (decode, encode)
 bad = {
     "the toolUseId slip": b'[{"role":"user","content":[{"type":"tool_result","toolUseId":"toolu_01B","content":"x"}]}]',
     "text is a number": b'[{"role":"assistant","content":[{"type":"text","text":42}]}]',
-    "a system turn": b'[{"role":"system","content":"Be brief."}]',
-    "an image block": b'[{"role":"user","content":[{"type":"image","source":'
-    b'{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}]',
-    "cache_control on text": b'[{"role":"user","content":[{"type":"text","text":"hi",'
-    b'"cache_control":{"type":"ephemeral"}}]}]',
+    "a tool turn": b'[{"role":"tool","content":"Be brief."}]',
+    "an image block": b'[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x.io/a"}}]}]',
+    "cache_control on text": b'[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{}}]}]',
 }
-for label, data in bad.items():
-    print(label)
-    for name, (decode, encode) in OPTIONS.items():
-        result = outcome(decode, data)
-        if result == "accepted":
-            same = json.loads(encode(decode(data))) == json.loads(data)
-            result = "accepted; written back unchanged" if same else "accepted, but written back WITHOUT it"
-        print(f"  {name:19} {textwrap.shorten(result, 96, placeholder=' …')}")
+print(decode_outcomes(bad, OPTIONS))
 
 # %% [markdown] tags=["core"]
-# Row by row: **TypedDict accepts everything**, so the slip enters the history and fails later as a `KeyError` or a
-# 400: chapter 02's bug, exactly. **The dataclass decoder** refuses the unknown keyword with no place in the input,
-# and accepts `text: 42` and `role: "system"`. **pydantic** refuses all three with a path (the deepest of its
-# per-branch errors is printed), but refuses the image too and quietly **drops** `cache_control`. **msgspec structs**
-# refuse the wrong inputs with a JSON path, and the image too. Strict about the kinds a decoder knows means strict
-# about the ones it does not, and the API keeps adding both. Only `from_json` is strict about the four kinds it
-# interprets and lossless about everything else (`OpaqueBlock`, `extra`); msgspec alone does not give that,
-# `message.py` adds it.
+# **TypedDict accepts everything**, so the slip enters the history and fails later: chapter 02's bug, exactly. **The
+# dataclass decoder** refuses the unknown keyword with no place in the input, and accepts `text: 42` and
+# `role: "tool"`. **pydantic** refuses all three with a path, but refuses the image too and quietly **drops**
+# `cache_control`. **msgspec structs** refuse the wrong inputs with a JSON path, and the image too. Only `from_json`
+# is strict about the four kinds it interprets and lossless about everything else (`OpaqueBlock`, `extra`): msgspec
+# alone does not give that, `message.py` adds it.
 #
-# #### 2c. Decode speed
+# #### 2c. Decode speed: why it is fast, and what that cost
 #
-# A generated agent session of 3,000 messages (`synth_session`: prompts, signed thinking, parallel calls, failures),
-# decoded five times per option, round-robin, median kept. The machine is shared, so the notebook prints a verdict
-# that holds by a wide margin and plots the rest (the ratios on the bars are this run's).
+# msgspec decodes JSON bytes straight into structs, checking each field, without building the dicts `json.loads`
+# builds first; so `from_json` validates and still beats `json.loads`, which checks nothing. The cost: msgspec's
+# union dispatches only among its own structs, so a document holding an unknown kind or an `extra` field takes a
+# second decoder, a walk in Python that must give the same results and error paths (two decoders to keep equal), and
+# one more dependency. `bench/run.py` measures it on 100,000-message sessions; its committed figures
+# (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**:
 
-# %%
-import base64
-import gc
-import statistics
-import time
+# %% tags=["core"]
+import json
+from pathlib import Path
 
-from IPython.display import display
-from matplotlib.figure import Figure  # for the plots only
-
-from msgmodel.course.synth import synth_session
-
-
-def barh(labels, values, xlabel, height=2.6):
-    fig = Figure(figsize=(8.5, height), dpi=100)
-    ax = fig.subplots()
-    ax.barh(labels, values, color="#6baed6")
-    ax.invert_yaxis()
-    for y, v in enumerate(values):
-        ax.text(v, y, f"  {v / min(values):.1f}×", va="center")
-    ax.set_xlim(0, max(values) * 1.2)
-    ax.set_xlabel(xlabel)
-    fig.tight_layout()
-    png = io.BytesIO()
-    fig.savefig(png, format="png", metadata={"Software": None})
-    display({"image/png": base64.b64encode(png.getvalue()).decode()}, raw=True)
-
-
-session = synth_session(3_000, seed=7)
-data = to_json(session)
-decoders = {name: decode for name, (decode, _) in OPTIONS.items() if name != "msgspec structs"}
-times = {name: [] for name in decoders}
-gc.freeze()  # set the kernel's own objects aside, so that each gc.collect() below is cheap
-for _ in range(5):
-    for name, decode in decoders.items():
-        gc.collect()  # each run starts with a clean heap, then pays for its own garbage
-        start = time.perf_counter()
-        assert len(decode(data)) == len(session)
-        times[name].append(time.perf_counter() - start)
-gc.unfreeze()
-median = {name: statistics.median(t) for name, t in times.items()}
-print(f"each option decoded all {len(session):,} messages five times; fastest:", min(median, key=median.get))
-barh([{"TypedDict": "TypedDict (json.loads)"}.get(n, n) for n in median], [t * 1000 for t in median.values()],
-     f"median ms to decode {len(session):,} messages ({len(data) / 1e6:.1f} MB); lower is better")
-
-# %% [markdown]
-# msgspec validates every field and still beats plain `json.loads` (no validation at all), because it decodes bytes
-# straight into structs without building dicts first. Which of pydantic and the dataclass walk comes last varies by
-# run, so the notebook claims only what always holds: msgspec first. For a 50-message chat none of this matters; it
-# matters when resuming long sessions, validating a stored history before every request, or reading thousands of
-# transcripts. `bench/run.py` measures those on 100,000-message sessions, against the SDK's own
-# `TypeAdapter(list[MessageParam])` too. Its committed figures ([bench/RESULTS.md](../bench/RESULTS.md)) are **one
-# run on a shared 2-core machine**; the cell prints which goals that run missed, and RESULTS.md's notes profile each:
-
-# %%
-results = json.loads((REPO / "bench" / "results.json").read_text())  # written by `python -m bench.run`; committed
+REPO = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "bench" / "results.json").is_file())
+results = json.loads((REPO / "bench" / "results.json").read_text())  # written by `python -m bench.run --publish`
 p1, p4 = results["P1"], results["P4"]
-barh(list(p1["seconds"]), [s * 1000 for s in p1["seconds"].values()],
-     f"P1: median ms to decode {results['messages']:,} messages (one run)", height=2.8)
-print(f"P1 decode: {p1['x_vs_sdk']:.1f}× the SDK path (goal ≥ 20×), ", end="")
-print(f"{p1['x_vs_json_loads']:.1f}× json.loads (goal ≥ 3×)")
-print(f"P4 memory: {p4['ratio']:.2f}× the same data as dicts (goal ≤ 0.55×)")
+print(f"P1, decoding {results['messages']:,} messages: from_json is {p1['x_vs_json_loads']:.1f}× json.loads, "
+      f"{p1['x_vs_pydantic_union']:.1f}× a pydantic union, {p1['x_vs_sdk']:.1f}× the SDK's TypeAdapter (goal ≥ 20×)")
+print(f"P4: a loaded session takes {p4['ratio']:.2f}× the memory of the same data as dicts (goal ≤ 0.55×)")
 goals = {name: results[name]["goal_met"] for name in ("P1", "P2", "P3", "P4", "P5")}
 print("goals met:", ", ".join(n for n, ok in goals.items() if ok), "| missed:",
       ", ".join(n for n, ok in goals.items() if not ok))
+
+# %% [markdown]
+# The same on this machine, now: a generated agent session of 3,000 messages (`synth_session`: prompts, signed
+# thinking, parallel calls, failures), decoded five times per option, round-robin, median kept (the ratios on the bars
+# are this run's, each to `msgmodel.from_json`), then the committed P1 run as bars (ratios to `msgmodel.from_json`,
+# the figures printed above). Which of pydantic and the dataclass walk comes last here varies by run.
+
+# %%
+from msgmodel import to_json
+from msgmodel.course.options import barh, decode_times
+from msgmodel.course.synth import synth_session
+
+session = synth_session(3_000, seed=7)
+data = to_json(session)
+median = decode_times(data, {name: codec for name, codec in OPTIONS.items() if name != "msgspec structs"})
+names = list(median)
+print(f"each option decoded all {len(session):,} messages five times; fastest:", min(median, key=median.get))
+barh([{"TypedDict": "TypedDict (json.loads)"}.get(n, n) for n in names], [t * 1000 for t in median.values()],
+     f"median ms to decode {len(session):,} messages ({len(data) / 1e6:.1f} MB); lower is better",
+     reference=names.index("msgmodel.from_json"))
+seconds = p1["seconds"]
+barh(list(seconds), [s * 1000 for s in seconds.values()],
+     f"P1: median ms to decode {results['messages']:,} messages (one run)", height=2.8,
+     reference=list(seconds).index("msgmodel.from_json"))
 
 # %% [markdown] tags=["core"]
 # #### 2d. The comparison in one table
@@ -504,64 +172,31 @@ print("goals met:", ", ".join(n for n, ok in goals.items() if ok), "| missed:",
 # | bad input at run time | accepted | partly refused, no path | refused, path | refused, JSON path |
 # | unknown kind / unknown field | kept / kept | refused / refused | refused / dropped | kept / kept |
 # | decoder | `json.loads` | hand-written | generated | generated |
-# | decode speed here | fast, no checks | slower | slower | fastest |
+# | decode speed (P1) | slower, and checks nothing | not in P1 | much slower | fastest |
 # | dependency | none | none | pydantic (large) | msgspec (small) |
 #
-# There is no universal winner. A team that validates everything with pydantic can defend a pydantic union (add
-# `extra="allow"` and a fallback for unknown kinds, and accept the speed); data that never leaves your own code may
-# need only `TypedDict`. `message.py` chose msgspec for three things together: validation at the boundary, exact
-# round trips, and speed on long sessions.
+# There is no universal winner. A team that validates everything with pydantic can defend a pydantic union (with
+# `extra="allow"` and a fallback for unknown kinds); data that never leaves your own code may need only `TypedDict`.
+# `message.py` chose msgspec for validation at the boundary, exact round trips and speed, together.
 #
 # ### 3. What comes next, on the same foundation
 #
-# **Step 32: from callbacks to an event stream.** Step 30 of the original series is titled "from script to engine:
-# extracting the `QueryEngine` class" (从脚本到引擎：抽象出 QueryEngine 类; its summary is chapter 02's bug), and its
-# engine reported progress through a
-# set of callbacks. Step 32 upgrades them to an async-generator event stream, which the original calls the real
-# source's approach: `QueryEngine.run(prompt)` *yields* events, and the caller pulls them with `async for`. Every
-# event carries values from `message.py` (a `Message`, a `ToolUseBlock`, a `ToolResultBlock`); the stream adds no
-# shape of its own. The local API's rule-based model drives it, and one of the two files asked for does not exist:
+# **Step 32: from callbacks to an event stream.** The original's step 30 engine reported progress through a set of
+# callbacks; its preview of step 32 says they become an async-generator event stream, the real source's approach.
+# This series sketches that step (the event classes and the fold law are ours): `QueryEngine.run(prompt)` *yields*
+# events, the caller pulls them with `async for`, and every event carries values from `message.py`; the stream adds
+# no shape of its own. `event_line` prints one event per line; one of the two files asked for does not exist:
 
 # %% tags=["core"]
-import contextlib
-from typing import assert_never
-
-from msgmodel.core.engine import (
-    AssistantMessage,
-    Compacted,
-    EngineConfig,
-    QueryEngine,
-    ToolCalled,
-    ToolResulted,
-    TurnEnded,
-    TurnStarted,
-    fold_events,
-)
-
-
-def describe(ev):
-    match ev:
-        case TurnStarted(message=m):
-            return f"TurnStarted       user: {text_of(m)!r}"
-        case AssistantMessage(message=m, stop_reason=reason):
-            return f"AssistantMessage  {[b.type for b in blocks_of(m)]}, stop_reason={reason!r}"
-        case ToolCalled(call=call):
-            return f"ToolCalled        {call.name}({json.dumps(call.input)})"
-        case ToolResulted(result=r):
-            return f"ToolResulted      {textwrap.shorten(block_to_text(r), 70, placeholder=' …')}"
-        case Compacted(before=before, after=after):
-            return f"Compacted         {before} → {after} messages"
-        case TurnEnded(reason=reason, model_calls=calls):
-            return f"TurnEnded         {reason} after {calls} model calls"
-        case _:
-            assert_never(ev)
-
+from msgmodel.api import demo_registry, local_client
+from msgmodel.core.engine import QueryEngine, fold_events
+from msgmodel.course.display import event_line
 
 engine = QueryEngine(local_client(), tools=demo_registry())
 events = []
 async for ev in engine.run("Read src/app.py and src/missing.py"):
     events.append(ev)
-    print(describe(ev))
+    print(event_line(ev))
 
 # %% [markdown] tags=["core"]
 # **The fold law.** The events *are* the conversation, delivered in pieces: `fold_events(events, history_before) ==
@@ -581,6 +216,12 @@ print("turn 2: fold_events(more, before) == engine.history:", fold_events(more, 
 # for, and stopping is leaving the loop. The user presses Esc as the first tool is about to run:
 
 # %%
+import contextlib
+
+from msgmodel import block_to_text, blocks_of
+from msgmodel.core.engine import ToolCalled
+from msgmodel.core.protocol import validate
+
 engine = QueryEngine(local_client(), tools=demo_registry())
 async with contextlib.aclosing(engine.run("Read src/app.py and src/db.py")) as stream:
     async for ev in stream:
@@ -600,9 +241,11 @@ print("valid for the next request:", validate(list(engine.history), as_history=T
 # references to thinking: none). The turn is saved, loaded, and continued from the loaded copy:
 
 # %%
+import tempfile
 from types import SimpleNamespace
 
 from msgmodel.core import storage
+from msgmodel.core.engine import EngineConfig
 
 
 def with_thinking(client, budget_tokens=1024):
@@ -629,10 +272,11 @@ print("the replayed thinking accepted:", turn.ended.reason, "| protocol agrees:"
       validate(list(resumed.history), thinking="enabled", as_history=True) == [])
 
 # %% [markdown]
-# Step 33 cost one five-line function and nothing in the model: the original's "good foundations make later features
-# cheap", measured.
+# In this sketch step 33 cost one five-line function and nothing in the model. The original's preview of step 33 says
+# the same of its design (`assistantMsg(result.contentBlocks)`, and not one line of `message.ts` changed): "good
+# foundations make later features cheap".
 #
-# ### 4. A Claude Code session file
+# ### Optional: a Claude Code session file
 #
 # Claude Code writes each session to a JSONL file, one line per event
 # ([claude-code-transcripts.md](../docs/claude-code-transcripts.md) describes the format as observed; it is
@@ -643,6 +287,8 @@ print("the replayed thinking accepted:", turn.ended.reason, "| protocol agrees:"
 # consecutive user lines, merged back into one message:
 
 # %%
+import textwrap
+
 from msgmodel.core.claude_code import import_claude_code, sample_session_path
 
 path = sample_session_path()
@@ -666,6 +312,7 @@ print("skipped:", "; ".join(f"{code} {len(lines)}" for code, lines in by_code.it
 
 # %%
 import subprocess
+import sys
 
 here = path.parents[2]  # the folder that holds the msgmodel package
 rel = path.relative_to(here)
@@ -678,8 +325,9 @@ print("exit code:", proc.returncode)
 
 # %% [markdown]
 # Exit code 1 means "a rule is broken" (2: the file could not be read). The importer never repairs on its own;
-# whoever resumes the session answers the call first (`repair`, chapter 05). The API's `messages.N` counts merged
-# same-role turns, so its index differs from the file's (open question Q1 in `protocol.py`).
+# whoever resumes the session answers the call first (`repair`, chapter 05). In msgmodel's reading (open question Q1
+# in `protocol.py`, not verified live), the API's `messages.N` counts merged same-role turns, so its index differs
+# from the file's.
 #
 # **Build next.** A streaming fold from the API's raw deltas (`text_delta`, `input_json_delta`, `signature_delta`)
 # to a `Message`, with its law; storage that loads "the last *N* turns" and cuts only at clean starts; a richer
@@ -725,6 +373,9 @@ for reply in runner:
 # structured-output code runs offline too:
 
 # %%
+import pydantic
+
+
 class Verdict(pydantic.BaseModel):
     file: str
     ok: bool
@@ -846,6 +497,7 @@ print("in-place attribute assignments:", sum(isinstance(t, ast.Attribute) for t 
 # %%
 from IPython.display import Markdown
 
+from msgmodel.course.exercises import check, hint, reveal
 from msgmodel.course.exercises.ch07 import CC_LINES, SCENARIOS
 
 Markdown("\n\n".join(f"**({key})** {text}" for key, text in SCENARIOS.items()))

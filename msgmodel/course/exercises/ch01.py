@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from msgmodel.core.message import (
     Message,
@@ -41,6 +41,12 @@ from msgmodel.course.synth import synth_session
 __all__ = ["CHOICES", "EXERCISE_KEEP", "exercise_history", "first_clean_start", "smallest_safe_keep"]
 
 Wire = list[dict[str, Any]]
+
+
+def _wire(messages: Sequence[Message]) -> Wire:
+    """``to_api(messages)`` as the plain dicts the exercises hand around (``to_api`` is typed as the SDK's params)."""
+    return cast(Wire, to_api(messages))
+
 
 _SUMMARY: Final = "Summary of the earlier conversation:\n(the summary)"
 _ORPHAN: Final = (
@@ -82,7 +88,7 @@ def _history() -> list[Message]:
 
 def exercise_history() -> Wire:
     """The 13-message history of exercise 01.2 as wire dicts (a fresh copy each call)."""
-    return to_api(_history())
+    return _wire(_history())
 
 
 EXERCISE_KEEP: Final = 7
@@ -112,7 +118,7 @@ def _sliced(history: Sequence[dict[str, Any]], keep: int) -> Wire:
     """What ``legacy.compact29.compact`` sends: a summary, then ``history[-keep:]``."""
     if len(history) <= keep:
         return list(history)
-    return [*to_api([user_text(_SUMMARY)]), *history[-keep:]]
+    return [*_wire([user_text(_SUMMARY)]), *history[-keep:]]
 
 
 def _accepted(history: Sequence[dict[str, Any]], keep: int) -> bool:
@@ -165,22 +171,22 @@ def _user_blocks(*blocks: Any) -> Message:
 
 
 _CLEAN_CASES: Final[list[tuple[str, Wire, int | None]]] = [
-    ("an assistant turn, then a prompt", to_api(_history()[3:5]), 1),
-    ("the whole exercise history (it opens with a prompt)", to_api(_history()), 0),
+    ("an assistant turn, then a prompt", _wire(_history()[3:5]), 1),
+    ("the whole exercise history (it opens with a prompt)", _wire(_history()), 0),
     (
         "the history from message 6 on (a tool_result message, then an assistant turn, then a prompt)",
-        to_api(_history()[6:]),
+        _wire(_history()[6:]),
         2,
     ),
-    ("a history that starts on an assistant turn", to_api(_history()[3:]), 1),
+    ("a history that starts on an assistant turn", _wire(_history()[3:]), 1),
     (
         "a user message whose content is a *list* holding a text block (it is a clean start)",
-        to_api([_history()[3], _user_blocks(TextBlock("Look at this traceback, please."))]),
+        _wire([_history()[3], _user_blocks(TextBlock("Look at this traceback, please."))]),
         1,
     ),
     (
         "a user message that holds a tool_result and then text (the API accepts it; it is still an answer)",
-        to_api(
+        _wire(
             [
                 _history()[9],
                 _user_blocks(tool_result_block("toolu_01D", "src/app.py:3: ..."), TextBlock("And hurry.")),
@@ -190,7 +196,7 @@ _CLEAN_CASES: Final[list[tuple[str, Wire, int | None]]] = [
         ),
         3,
     ),
-    ("one long tool loop with no prompt in it", to_api(_history()[9:12]), None),
+    ("one long tool loop with no prompt in it", _wire(_history()[9:12]), None),
     ("an empty history", [], None),
 ]
 
@@ -290,7 +296,7 @@ def _smallest_safe_keep_starter(history: list[dict[str, Any]], keep: int) -> int
 
 def _safe_keep_cases() -> list[tuple[str, Wire]]:
     cases = [("the exercise history", exercise_history())]
-    cases += [(f"synth_session(24, seed={s})", to_api(synth_session(24, seed=s))) for s in range(4)]
+    cases += [(f"synth_session(24, seed={s})", _wire(synth_session(24, seed=s))) for s in range(4)]
     return cases
 
 

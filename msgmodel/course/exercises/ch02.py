@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from msgmodel.api.demo_tools import DEMO_FILES
 from msgmodel.core.message import (
@@ -297,7 +297,9 @@ _QUOTED_RULES: Final = ("schema_required_field", "orphan_tool_result")
 def _context(block: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The history the hand-built block is sent in: a read of src/settings.py, then the block."""
     call = ToolUseBlock("toolu_04", "read_file", {"path": "src/settings.py"})
-    before = to_api([user_text("Does a settings module override the default?"), assistant_msg([call])])
+    before = cast(
+        list[dict[str, Any]], to_api([user_text("Does a settings module override the default?"), assistant_msg([call])])
+    )
     return [*before, {"role": "user", "content": [dict(block)]}]
 
 

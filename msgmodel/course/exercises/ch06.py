@@ -532,9 +532,8 @@ class DrillItem:
 DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question="Why is a message's content a str | list of blocks, and not always a list of blocks?",
-        answer="Both shapes are on the wire: the API accepts a plain string or a list of blocks, and real "
-        "transcripts hold both. The model keeps what it was given, so a history loaded and saved again comes "
-        "back byte for byte. The cost is one isinstance branch, written once in the readers (blocks_of).",
+        answer="Both shapes are on the wire and in real transcripts. Keeping the given one makes a load and save "
+        "round trip byte for byte; the string case is one branch, written once in blocks_of.",
         points=(
             "the API accepts both shapes, and real sessions hold both",
             "keeping the given shape makes a load/save round trip byte for byte",
@@ -543,10 +542,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Why define ThinkingBlock before any feature uses thinking?",
-        answer="The model describes every block the API can send, not only what today's features read. The API "
-        "signs thinking blocks and refuses a replayed one whose signature is missing or changed, so a model that "
-        "loses or rewrites one byte breaks the next request. With the kind modelled from day one, storage, "
-        "compaction and the engine carry it unchanged without knowing what it is.",
+        answer="The model describes every block the API can send, not only what today's features read. Thinking "
+        "blocks are signed and must come back unchanged, so storage, compaction and the engine carry them "
+        "without looking inside.",
         points=(
             "the model describes what the API sends, not what features read today",
             "thinking blocks are signed: losing or editing them gets a 400",
@@ -556,10 +554,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Tagged union or class hierarchy for content blocks?",
-        answer="The real choice is a closed union versus an open base class. Blocks are data read by their type "
-        "tag, with no behaviour to override. A closed union serializes the tag as a field with no registry, lets "
-        "the type checker narrow on the tag and prove a match exhaustive with assert_never. An open hierarchy "
-        "needs a registry to decode and cannot be checked for exhaustiveness.",
+        answer="The real choice is a closed union or an open base class. Blocks are data: a closed union serializes "
+        "its tag with no registry, and mypy narrows on the tag and proves a match exhaustive with "
+        "assert_never; an open hierarchy can do neither.",
         points=(
             "closed union vs open base class is the real question",
             "the tag is a field the serializer writes and reads: no registry",
@@ -569,9 +566,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="What does it cost to add a block kind?",
-        answer="One class added to the union, in one module. The type checker then lists every match that must "
-        "handle it; readers that filter by type keep working unchanged. Until someone models it, OpaqueBlock "
-        "already carries the new kind through unchanged.",
+        answer="One class added to the union, in message.py. mypy then lists every match ending in assert_never that"
+        " must handle it; readers that filter by type keep working, and OpaqueBlock carries the kind until "
+        "then.",
         points=(
             "one class and one union member, in message.py",
             "mypy points at every exhaustive match that must change",
@@ -581,10 +578,10 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Why are the blocks frozen?",
-        answer="A block is a value shared by many histories: a compacted history, a saved session and a retry "
-        "point at the same objects. If anyone can change a block in place, a harmless-looking cleanup edits every "
-        "history that holds it, a signed thinking block included. Frozen turns that into an error at the line that "
-        "tries, and makes blocks hashable. The limit: frozen is shallow (content lists and input dicts).",
+        answer="Blocks are values shared by many histories: a compacted copy, a saved session, a retry. Frozen turns"
+        " an in-place edit, which would change all of them and break a signed thinking block, into an error "
+        "at the line that tries. The limit: frozen is shallow, so an input dict or a content list stays "
+        "mutable (and a block holding one cannot be hashed).",
         points=(
             "blocks are shared between histories",
             "in-place edits would silently change every history (and break signatures)",
@@ -594,9 +591,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Where does validation belong?",
-        answer="At the boundary, once. from_json and from_api check the shape and raise a DecodeError with the "
-        "JSON path; past that point every block is well-formed and no function re-checks it. The API's protocol "
-        "rules are a separate layer: validate runs before sending or after loading.",
+        answer="At the boundary, once: from_json and from_api check the shape and raise a DecodeError naming the "
+        "JSON path; past that, nothing re-checks it. The API's protocol rules are a separate layer, validate,"
+        " run before sending or after loading.",
         points=(
             "shape is checked once, at decode (DecodeError with the JSON path)",
             "inside, code trusts typed values: no re-validation everywhere",
@@ -605,10 +602,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question='Why not LangChain\'s start_on="human" to pick where a trimmed window starts?',
-        answer="In LangChain a tool result is its own ToolMessage type, so starting on the first human message "
-        "works there. In Anthropic's shape a tool result travels inside a user message, so 'the first user "
-        "message' can be an orphan result and the API answers 400. The right test is is_clean_user_start: a user "
-        "message that answers no tool call, found by walking back from the cut.",
+        answer="In LangChain a tool result is its own ToolMessage, so the first human message is a safe start. In "
+        "Anthropic's shape results travel inside user messages, so the first user message can be an orphan "
+        "result: a 400. The right test is is_clean_user_start, walking back from the cut.",
         points=(
             "tool results travel inside user messages in Anthropic's shape",
             "'first user message' can be an orphan tool_result: a 400",
@@ -618,10 +614,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Why does the validator use the API's exact wording?",
-        answer="The error text is what an engineer searches for. If the local text is the API's byte for byte, a "
-        "local failure, a production failure and the public bug reports say the same words. The validator adds "
-        "what the API leaves out: a rule id, the exact location, a hint. Fidelity to the live API is checked "
-        "against public captures, not against the local API (which uses the same validator).",
+        answer="The error text is what an engineer searches for: with the API's words byte for byte, a local "
+        "failure, a production failure and the public bug reports read the same. The validator adds a rule "
+        "id, a location and a hint; its fidelity is checked against public captures of the live API.",
         points=(
             "one search finds the local error, the production error and the bug reports",
             "the validator adds a rule id, a location and a hint",
@@ -630,10 +625,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Repair a broken history, or reject it?",
-        answer="Reject by default and repair only when asked, with a report. validate and the API reject; "
-        "repair is opt-in and returns the repaired history and one RepairNote per change, and nothing calls it "
-        "implicitly. It never edits thinking blocks. A silent repair on every request keeps things running but "
-        "hides the bug that broke the history.",
+        answer="Reject by default; repair only on request, with a report. repair is opt-in, returns one RepairNote "
+        "per change and never edits thinking blocks. A silent repair keeps requests going but hides the bug "
+        "that broke the history.",
         points=(
             "reject by default",
             "repair is opt-in and reports every change (RepairNote)",
@@ -643,12 +637,11 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question='How do you test an invariant like "a clean start is always a valid start"?',
-        answer="With a property test: generate many valid histories, cut each at a random place, and assert the "
-        "invariant wherever its condition holds; a fixed seed and a modest example count keep CI fast and "
-        "repeatable. Then show the test can fail: run it with the naive condition and watch Hypothesis find and "
-        "shrink a counterexample.",
+        answer="With a property test: generate many valid histories, cut each at every place, and assert the "
+        "invariant, with a fixed seed and a bounded example count. Then show it can fail: with the naive "
+        "condition Hypothesis finds and shrinks a counterexample.",
         points=(
-            "generate many valid histories and cut them at random places",
+            "generate many valid histories and cut each at every place",
             "a fixed seed and a bounded example count",
             "check the test can fail (the naive condition gives a counterexample)",
             "Hypothesis shrinks the failure to a tiny case",
@@ -656,9 +649,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="What happens to a block kind the model does not know?",
-        answer="It is kept, not dropped and not rejected. An OpaqueBlock holds the original JSON object and writes "
-        "it back unchanged, so images, documents, redacted thinking and server tool blocks round-trip byte for "
-        "byte. Its kind is readable, and match stays exhaustive over a fixed set of classes.",
+        answer="It is kept, neither dropped nor rejected: an OpaqueBlock holds the original JSON and writes it back "
+        "byte for byte. Its kind is b.kind, and match stays exhaustive over five classes.",
         points=(
             "kept as an OpaqueBlock, neither dropped nor rejected",
             "written back byte for byte",
@@ -667,9 +659,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Why do the structs carry an extra field?",
-        answer="The API keeps adding optional fields to known kinds (cache_control, citations, ...). Dropping them "
-        "silently breaks features such as prompt caching; rejecting them breaks on the next API release. extra "
-        "keeps them verbatim and writes them back flat, while the core fields stay typed.",
+        answer="The API keeps adding optional fields to known kinds (cache_control, citations). Dropping them breaks"
+        " features such as prompt caching, rejecting them breaks on the next release; extra keeps them "
+        "verbatim while the core fields stay typed.",
         points=(
             "the API adds optional fields to known kinds over time",
             "dropping them breaks features (prompt caching); rejecting them breaks on release",
@@ -678,10 +670,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Why msgspec, and not pydantic or plain dataclasses?",
-        answer="Any of them can express a tagged union. msgspec gives frozen structs whose tag is part of the "
-        "class, decodes JSON bytes straight into the union and encodes straight back to the API's shape, with no "
-        "adapter layer and one small dependency. That is a preference, not a law, and it was measured against "
-        "the alternatives.",
+        answer="Any of them can express a tagged union. msgspec's tag is part of the class, one call decodes JSON "
+        "bytes into the union and encodes it back, and it is one small dependency. A measured preference, not"
+        " a law.",
         points=(
             "all of them can express a tagged union",
             "msgspec: the tag is part of the class; one-call decode and encode",
@@ -691,10 +682,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Why not let the API compact the history for you?",
-        answer="Server-side compaction and context editing are good tools and a fine answer. Their costs: beta "
-        "features of one provider, you do not choose what the summary keeps, part of the result is encrypted, and "
-        "a history you load, replay or send elsewhere still needs a client-side answer. They do not conflict with "
-        "the model: a compaction block decodes as an OpaqueBlock and round-trips.",
+        answer="Server-side compaction is a fine answer. Its costs: one provider's beta, a summary you do not "
+        "choose, an encrypted part you cannot read, and histories you load or send elsewhere still need a "
+        "client-side answer. A compaction block round-trips as an OpaqueBlock.",
         points=(
             "using them is a fine answer",
             "one provider's beta; you do not choose what the summary keeps",
@@ -705,10 +695,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     ),
     DrillItem(
         question="Messages or tokens: what should a compaction budget count?",
-        answer="Tokens, because the context window and the bill are in tokens; a message count is a cheap proxy "
-        "that holds while messages are similar in size, but one tool result holding a file can outweigh forty "
-        "turns. The engine takes both budgets (messages, and the history's JSON length as a local stand-in for "
-        "tokens); count_tokens gives the exact number at the price of a request.",
+        answer="Tokens: the window and the bill are in tokens, and one tool result holding a file can outweigh forty"
+        " turns. A message count is a cheap proxy; the history's JSON length is a local stand-in, and "
+        "count_tokens is exact at the price of a request.",
         points=(
             "the window and the bill are in tokens",
             "a message count is a cheap proxy that fails on large tool results",

@@ -18,6 +18,9 @@ cures, so the notebooks and tests can show the failures happening against the lo
   its error path carries a field-name slip (``toolUseId``) that only the server catches.
 * ``storage``: ``json.dump`` of the list; nothing checks a shape on the way in or out.
 
+``harness`` is not part of the exhibit: it is how the chapters drive it (the legacy engine on the
+local API, a compactor that records what it was handed, the first 400 of a session, traced paths).
+
 The rest of ``msgmodel`` must not import this package (``tests/test_legacy.py`` checks
 it). Use ``msgmodel.core.message``, ``msgmodel.core.compact`` and ``msgmodel.core.engine`` instead.
 """

@@ -1,0 +1,144 @@
+"""The harness the chapters call instead of defining it (``msgmodel.course``): each does what its chapter says.
+
+The chapters' outputs (nbval) pin these too; these tests say what each helper promises, one by one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from msgmodel import ToolUseBlock, assistant_msg, tool_result_block, tool_result_msg, user_text
+from msgmodel.api.scripted import ScriptedModel
+from msgmodel.core.compact import compact
+from msgmodel.core.protocol import validate
+from msgmodel.course.display import event_line, outline
+from msgmodel.course.legacy import compact29
+from msgmodel.course.legacy.harness import (
+    RecordingCompactor,
+    first_400,
+    legacy_engine,
+    new_signature,
+    reach_table,
+    trace_paths,
+    verdict,
+)
+from msgmodel.course.live_api import live_api_agreement
+from msgmodel.course.sessions import (
+    DEBUG_PROMPT,
+    DEBUG_TURNS,
+    KEY_FACTS,
+    PROMPTS,
+    SETTINGS_PROMPT,
+    TRICKY,
+    debug_tools,
+    probe,
+    probe_table,
+)
+from msgmodel.course.teaching import abridged
+
+
+def test_outline_draws_one_line_per_message_and_marks_a_cut() -> None:
+    call = ToolUseBlock("toolu_01", "grep", {"pattern": "x"})
+    history = [user_text("Find x"), assistant_msg([call]), tool_result_msg([tool_result_block("toolu_01", "hit")])]
+    lines = str(outline(history, {2: "cut here"})).splitlines()
+    assert lines[0].split() == ["0", "user", "text", "'Find", "x'"]
+    assert lines[2] == "✂ ─── cut here" and lines[3].split()[-2:] == ["→", "toolu_01"]
+    assert str(outline(history, since=2)).splitlines()[0] == "  … 2 earlier messages"
+    assert repr(outline(history)) == str(outline(history))
+
+
+def test_abridged_keeps_the_first_lines_of_each_block_and_counts_the_rest() -> None:
+    text = "User: hi\n[result: a\nb\nc\nd\ne]\nAssistant: ok"
+    assert abridged(text) == "User: hi\n[result: a\nb\nc\n  ⋮ (2 more lines)\n\nAssistant: ok"
+    assert abridged("User: hi\n[result: a\nb\nc\nd]") == "User: hi\n[result: a\nb\nc\nd]"  # one line over: kept
+    assert abridged("User: short") == "User: short"
+
+
+def test_the_slicing_session_gets_its_400_at_keep_7_and_none_at_keep_6() -> None:
+    six = RecordingCompactor(compact29.compact)
+    assert first_400(legacy_engine(keep=6, compact=six), PROMPTS * 2) is None and len(six.handed) >= 1
+    seven = RecordingCompactor(compact29.compact)
+    refusal = first_400(legacy_engine(keep=7, compact=seven), PROMPTS * 2)
+    assert refusal is not None and refusal.number == 4 and refusal.error.status_code == 400
+    assert validate(refusal.request)[0].rule == "orphan_tool_result"
+    assert str(validate(refusal.request)[0]) in str(refusal)
+
+
+def test_new_signature_and_verdict_run_one_test_on_old_and_new_code() -> None:
+    slicing = new_signature(compact29.compact)
+    assert slicing.__name__ == "compact"
+    loop = [user_text("go"), assistant_msg([ToolUseBlock("toolu_01", "grep", {})])]
+    loop.append(tool_result_msg([tool_result_block("toolu_01", "hit")]))
+
+    def never_orphans(fn: object) -> None:
+        for k in range(len(loop) + 1):
+            assert validate(fn(loop, keep_recent=k, summarize=lambda t: "S."), as_history=True) == [], k  # type: ignore[operator]
+
+    assert verdict(never_orphans, compact) == "passes"
+    assert verdict(never_orphans, slicing).startswith("FAILS: ")
+
+
+def test_the_debugging_session_and_its_probes() -> None:
+    engine = legacy_engine(model=ScriptedModel(DEBUG_TURNS), tools=debug_tools())
+    assert engine.submit(DEBUG_PROMPT) == DEBUG_TURNS[3]
+    with pytest.raises(Exception, match="tool_use_id"):
+        engine.submit(SETTINGS_PROMPT)  # the legacy slip: the read of a missing file hits the 400
+    summary = 'read_file {"path": "src/config.py"} → returned: ...'
+    assert probe(summary, "which file was read") == "src/config.py"
+    assert probe("nothing here", "which file was read") == "cannot tell"
+    table = probe_table({"a": summary}, ["which file was read"])
+    assert table.splitlines()[-1].split() == ["a", "1"] and f"(of {len(KEY_FACTS)})" in table
+
+
+def test_tricky_holds_a_valid_exchange_of_the_kinds_the_debugging_session_lacks() -> None:
+    assert validate([*TRICKY, user_text("next")]) == []
+    kinds = {type(b).__name__ for m in TRICKY for b in (m.content if isinstance(m.content, list) else [])}  # on purpose
+    assert {"OpaqueBlock", "ThinkingBlock", "ToolUseBlock", "ToolResultBlock", "TextBlock"} <= kinds
+
+
+def test_the_traced_paths_reach_each_buggy_site_only_off_the_happy_path() -> None:
+    import msgmodel.course.legacy as legacy
+    from msgmodel.course.knowledge import scan_block_knowledge
+
+    sites = scan_block_knowledge(legacy)
+    paths = trace_paths(sites)
+    assert list(paths) == ["plain", "tool round", "failing tool", "compaction", "fixed compaction"]
+    slip = next(s for s in sites if "toolUseId" in s.code and s.kind == "block-literal")
+    assert [p for p, ran in paths.items() if slip in ran] == ["failing tool"]
+    assert reach_table(sites, paths).splitlines()[-1].startswith(f"sites run (of {len(sites)})")
+
+
+def test_the_agreement_summary_counts_what_the_captures_are() -> None:
+    agreement = live_api_agreement()
+    text = repr(agreement.summary())
+    caps = agreement.captures
+    assert (
+        text.splitlines()[0]
+        == f"validate vs the live API: {len(caps)} of {len(caps)} public captures agree byte for byte"
+    )
+    assert f"{sum(c.filled for c in caps)} quoted with placeholders" in text
+    assert f"{sum(c.reconstructed for c in caps)} reconstructed from the report" in text
+    assert len({c.rule for c in caps}) <= sum(line.startswith("✓") for line in text.splitlines())
+    assert "(ids filled in)" in agreement._repr_html_()
+
+
+def test_event_line_names_every_event_class() -> None:
+    import asyncio
+
+    from msgmodel.api import demo_registry, local_client
+    from msgmodel.core.engine import QueryEngine
+
+    engine = QueryEngine(local_client(), tools=demo_registry())
+
+    async def run() -> list[str]:
+        return [event_line(ev) async for ev in engine.run("Read src/app.py")]
+
+    lines = asyncio.run(run())
+    assert [line.split()[0] for line in lines] == [
+        "TurnStarted",
+        "AssistantMessage",
+        "ToolCalled",
+        "ToolResulted",
+        "AssistantMessage",
+        "TurnEnded",
+    ]
