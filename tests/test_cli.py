@@ -385,7 +385,7 @@ def test_permission_denied(tmp_path: Path, capsys: pytest.CaptureFixture[str], m
     path = tmp_path / "secret.json"
     path.write_bytes(to_json(history()))
 
-    def deny(name: str) -> bytes:
+    def deny(name: str, limit: int = -1) -> bytes:
         raise PermissionError(13, "Permission denied", name)
 
     monkeypatch.setattr(cli, "read_regular_file", deny)
@@ -566,6 +566,63 @@ def test_subprocess_reads_stdin(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (1, f"<stdin>:1: {ORPHAN}\n{ORPHAN_HINT}\n")
     empty = _command("check", "-", cwd=tmp_path, stdin=b"")
     assert (empty.returncode, empty.stdout, empty.stderr) == (0, "<stdin>: ok (0 messages; an empty session)\n", "")
+
+
+class _EndlessStdin:
+    """Standard input that never ends (``/dev/zero | check -``); it counts what is read from it."""
+
+    def __init__(self) -> None:
+        self.read_bytes = 0
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0 or size > 2 * cli.MAX_INPUT_BYTES:
+            raise MemoryError  # reading it all can only end like this
+        self.read_bytes += size
+        return bytes(size)
+
+
+def test_stdin_and_files_are_read_up_to_the_size_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 20, item 8: `head -c 400M /dev/zero | check -` read all of it and ended in "internal error
+    # ... MemoryError". Now standard input, like a file, is read up to the limit and refused past it.
+    monkeypatch.setattr(cli, "MAX_INPUT_BYTES", 1000)
+    stdin = _EndlessStdin()
+    monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": stdin})())
+    too_large = "too large to check (over 0 MiB; check reads no more)"
+    assert run(capsys, "check", "-") == (2, "", f"<stdin>: {too_large}\n")
+    assert stdin.read_bytes == 1001
+    write(tmp_path, "big.json", " " * 1001)
+    write(tmp_path, "ok.json", " " * 990 + "[]")
+    assert run(capsys, "check", "big.json") == (2, "", f"big.json: {too_large}\n")
+    assert run(capsys, "check", "ok.json")[0] == 1  # at the limit: read and checked (an empty array)
+
+
+def test_out_of_memory_is_the_inputs_problem_not_an_internal_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "h.json", json.dumps(to_api(history())))
+
+    def out_of_memory(*args: Any, **kwargs: Any) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "_violations", out_of_memory)
+    assert run(capsys, "check", "h.json") == (2, "", "h.json: too large to check in the memory this process may use\n")
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero and resource limits")
+def test_subprocess_refuses_endless_stdin_within_its_memory(tmp_path: Path) -> None:
+    # The adversary's run, with the real limit: /dev/zero as standard input, 1 GiB of address space.
+    code = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+        "from msgmodel.core.cli import main; sys.exit(main(['check', '-']))"
+    )
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run(
+            [sys.executable, "-c", code], stdin=zero, capture_output=True, text=True, timeout=60, check=False
+        )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "<stdin>: too large to check (over 256 MiB; check reads no more)\n"
 
 
 def test_importing_the_cli_stays_light() -> None:

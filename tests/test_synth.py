@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from msgmodel import to_json, tool_uses_of
+from msgmodel import blocks_of, to_json, tool_uses_of
 from msgmodel.core.protocol import validate
-from msgmodel.course.synth import synth_session
+from msgmodel.course.synth import agent_session, synth_session
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 17, 200, 1_000])
@@ -37,3 +37,15 @@ def test_sessions_carry_every_shape_real_traffic_has() -> None:
 def test_a_session_needs_a_message() -> None:
     with pytest.raises(ValueError):
         synth_session(0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 200])
+def test_agent_sessions_are_rounds_of_one_call_and_its_result(n: int) -> None:
+    session = agent_session(n, seed=2)
+    assert len(session) == n
+    assert validate(session, as_history=True) == []
+    calls = [c for m in session for c in tool_uses_of(m)]
+    assert len(calls) == (n - 1) // 2 and len({c.id for c in calls}) == len(calls)
+    for m in session[1 : 1 + len(calls) * 2 : 2]:
+        assert [b.type for b in blocks_of(m)] == ["thinking", "text", "tool_use"]
+    assert to_json(agent_session(n, seed=2)) == to_json(session)

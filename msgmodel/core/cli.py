@@ -32,7 +32,7 @@ reading conversation files, telling their format from their content, and printin
     problem: ``file`` (the file's name, as given or found in a directory), ``line`` (the 1-based
     line in JSONL, also for a line that cannot be read; else null), ``rule``, ``path``, ``message``
     (the text after the path), ``error`` (the API's full error text) and ``hint``. A file that
-    cannot be read (missing, not UTF-8, not JSON, nested deeper than the JSON reader can
+    cannot be read (missing, over ``MAX_INPUT_BYTES`` or memory, not UTF-8, not JSON, nested deeper than the reader can
     follow) is the user's problem, and is reported as such on stderr in one line (and in the
     ``--json`` array with rule ``unreadable_input``); ``internal error`` is kept for bugs in
     msgmodel. An escaped lone surrogate (``"\\ud800"``) makes a file (or a JSONL line) not JSON,
@@ -88,6 +88,8 @@ EXIT_VIOLATIONS: Final = 1
 EXIT_UNREADABLE: Final = 2
 
 STDIN_NAME: Final = "<stdin>"
+MAX_INPUT_BYTES: Final = 256 << 20
+"""The most ``check`` reads of one file or of standard input (256 MiB): more is refused, unread."""
 
 
 class InputError(Exception):
@@ -364,7 +366,8 @@ _WHAT_WE_READ: Final = (
 def _read_text(name: str) -> str:
     shown = _display_name(name)
     try:
-        data = sys.stdin.buffer.read() if name == "-" else read_regular_file(name)  # refuses /dev/zero, FIFOs
+        limit = MAX_INPUT_BYTES + 1  # one byte more tells "too large" without reading the rest
+        data = sys.stdin.buffer.read(limit) if name == "-" else read_regular_file(name, limit)  # refuses FIFOs
     except FileNotFoundError:
         raise InputError(shown, "no such file") from None
     except IsADirectoryError:
@@ -373,6 +376,8 @@ def _read_text(name: str) -> str:
         raise InputError(shown, "permission denied") from None
     except OSError as e:
         raise InputError(shown, f"cannot read ({e.strerror or e})") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(shown, f"too large to check (over {MAX_INPUT_BYTES >> 20} MiB; check reads no more)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -525,6 +530,9 @@ def _check_one(name: str, args: argparse.Namespace, report: _Report) -> None:
         return
     except RecursionError:  # the input, not msgmodel: data nested deeper than a reader can follow
         _unreadable(report, InputError(shown, "nested too deeply to check (deeper than Python's recursion limit)"))
+        return
+    except MemoryError:
+        _unreadable(report, InputError(shown, "too large to check in the memory this process may use"))
         return
     except Exception as e:  # a bug in msgmodel: one line, and carry on with the other files
         reason = f"internal error while checking: {type(e).__name__}: {e}"

@@ -56,7 +56,7 @@ Codec
     ``to_api`` (plain dicts the official ``anthropic`` SDK accepts as ``messages=``).
     Bad input raises ``DecodeError`` naming the JSON path and what was expected, also for
     ``tool_result`` blocks nested deeper than ``MAX_NESTING``. ``from_json`` decodes with the cycle
-    collector paused, then shares repeated strings (see ``_collector_paused`` and ``_share_strings``).
+    collector paused (see ``_collector_paused``).
 """
 
 from __future__ import annotations
@@ -69,7 +69,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, assert_never, cast
 
 import msgspec
-from msgspec.structs import force_setattr as _force_setattr
 
 from msgmodel.core import _known_blocks as _kb
 
@@ -820,30 +819,8 @@ def _collector_paused() -> Iterator[None]:
                 gc.enable()
 
 
-# Shared strings. Decoding makes each string a new object, but a result's ``tool_use_id`` copies its call's
-# ``id`` and a session names a few tools thousands of times. ``from_json`` makes each copy the one string (no
-# value changes): 10^5 messages then take 0.50x, not 0.55x, the memory of their dicts (P4), for ~45 % more
-# decode time; a live agent shares them for free. ``bench/memory_options.py`` measures the options.
-def _share_strings(messages: list[Message]) -> list[Message]:
-    names: dict[str, str] = {}
-    calls: dict[str, str] = {}  # the ids of the last assistant message: the only ones a result may answer
-    for m in messages:
-        content = m.content
-        if m.role == "assistant":
-            calls = {}
-            for b in () if type(content) is str else content:
-                if type(b) is ToolUseBlock:
-                    calls[b.id] = b.id
-                    held = names.setdefault(b.name, b.name)
-                    if held is not b.name:
-                        _force_setattr(b, "name", held)
-        elif calls and type(content) is not str:
-            for b in content:
-                if type(b) is ToolResultBlock and (call_id := calls.get(b.tool_use_id)) is not None:
-                    _force_setattr(b, "tool_use_id", call_id)
-    return messages
-
-
+# No pass after the decode shares equal strings (a result's ``tool_use_id`` and its call's ``id``, tool names):
+# it cost 1.0-2.2x the decode for 0.05x the dicts' memory (issue 20; bench/RESULTS.md, "The decoder's limit").
 def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
     """Decode a JSON array of Messages-API messages.
 
@@ -856,19 +833,12 @@ def from_json(data: bytes | str, *, source: str | None = None) -> list[Message]:
         except UnicodeEncodeError as e:  # a lone surrogate cannot be UTF-8
             raise DecodeError("$", f"expected valid Unicode text ({e.reason} at {e.start})", source=source) from None
     try:
-        with _collector_paused():
-            messages: list[Message] = _share_strings(_FAST_DECODER.decode(data))
-    except msgspec.ValidationError:
-        pass  # not entirely in the fast shape (or not JSON at all): walk it
-    except msgspec.DecodeError as e:
-        raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
-    except RecursionError:
-        raise DecodeError("$", "expected JSON nested less deeply", source=source) from None
-    else:
-        return messages  # no result holds a result on the fast path (see "The runtime annotations")
-    try:
         with _collector_paused():  # the walk too: it builds trees from plain JSON data
-            return _share_strings(_convert_messages(_ANY_DECODER.decode(data), "$", source))
+            try:
+                return _FAST_DECODER.decode(data)  # no result holds a result here (see "The runtime annotations")
+            except msgspec.ValidationError:
+                pass  # not entirely in the fast shape: walk it
+            return _convert_messages(_ANY_DECODER.decode(data), "$", source)
     except msgspec.DecodeError as e:
         raise DecodeError("$", f"expected valid JSON ({e})", source=source) from None
     except RecursionError:

@@ -69,7 +69,7 @@ Several processes
     acknowledged message is lost, no in-flight write is taken for a torn line, no call
     fails because of another. ``save`` replaces the whole file, so a ``load`` → change →
     ``save`` cycle drops what others appended in between unless it holds the lock across
-    the cycle: ``with storage.lock(path): ... load ... save ...`` (re-entrant in its thread).
+    the cycle: ``with storage.lock(path): ... load ... save ...`` (re-entrant for its holder; see ``lock``).
     Not covered: network file systems (NFS, SMB: ``flock`` may be emulated or missing and
     ``O_APPEND`` is not atomic there), several machines sharing one file, and programs that
     write the file without this lock (an editor, ``echo >>``). A reader that takes no lock
@@ -436,14 +436,18 @@ def _file_name(path: str | os.PathLike[str]) -> str:
 def lock(path: str | os.PathLike[str]) -> Iterator[None]:
     """Hold the session file's inter-process lock for a ``load`` → change → ``save`` (or ``append``) cycle.
 
-    Inside the ``with`` block this thread's ``load``, ``save``, ``append`` and ``repair`` of
-    the file go ahead; other threads and processes wait for the block to end, so nothing
-    they append is dropped by the ``save``. Creates an empty file if there is none.
+    Inside the ``with`` block the holder's ``load``, ``save``, ``append`` and ``repair`` of the file go
+    ahead, one at a time (the holder: this code, what it calls, and the asyncio tasks and ``to_thread``
+    calls it starts inside the block, which inherit its context); other threads and processes wait
+    for the block to end, so nothing they append is dropped by the ``save``. Holding it across an
+    ``await`` keeps it from the other tasks of the event loop, which cannot wait on the loop's own
+    thread: their calls on the file raise ``StorageError`` at once (to wait, they run the call in a
+    thread: ``await asyncio.to_thread(storage.append, ...)``). Creates an empty file if there is none.
     """
     name = _file_name(path)
     with contextlib.ExitStack() as stack:
         try:
-            stack.enter_context(files.locked(name, exclusive=True, create=True))
+            stack.enter_context(files.locked(name, exclusive=True, create=True, block=True))
         except OSError as e:
             raise _os_error(name, e, "lock") from e
         yield
@@ -585,12 +589,8 @@ def load(path: str | os.PathLike[str], *, strict: bool = False) -> LoadResult:
     """
     name = _file_name(path)
     try:
-        with files.locked(name, exclusive=False):
-            fd = files.open_regular(name, os.O_RDONLY)
-            try:
-                return _load(name, fd, strict)
-            finally:
-                os.close(fd)
+        with files.locked(name, exclusive=False), _opened(name, os.O_RDONLY) as fd:
+            return _load(name, fd, strict)
     except OSError as e:
         raise _os_error(name, e, "read") from e
     except MemoryError:
@@ -648,15 +648,14 @@ def _replace(target: str, data: bytes, held: files.Lock) -> None:
     """Write ``data`` to a temporary file and rename it over ``target``, keeping ``held`` on the new file."""
     mode = os.fstat(held.fd).st_mode & 0o7777
     tmp = _temp_path(target)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    fd = files.open_locked(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, exclusive=True)  # locked before it is seen
     try:
         _write_all(fd, data)
         os.fchmod(fd, mode)
         os.fsync(fd)
-        files.lock_new_file(fd)  # locked before it appears under the name: no one can slip in
         os.replace(tmp, target)
     except BaseException:
-        os.close(fd)
+        files.discard(fd)
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
@@ -729,14 +728,14 @@ def _ends_in_newline(fd: int) -> bool:
     return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
 
 
-def _open_for_writing(name: str, flags: int) -> int:
-    fd = files.open_regular(name, flags)
+@contextlib.contextmanager
+def _opened(name: str, flags: int, mode: int = 0o666) -> Iterator[int]:
+    """``files.open_regular`` for the ``with`` block."""
+    fd = files.open_regular(name, flags, mode)
     try:
-        _refuse_read_only(fd, name)
-    except BaseException:
+        yield fd
+    finally:
         os.close(fd)
-        raise
-    return fd
 
 
 def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
@@ -754,23 +753,20 @@ def append(path: str | os.PathLike[str], messages: Iterable[Message]) -> None:
         return
     existed = os.path.lexists(name)
     try:
-        with files.locked(name, exclusive=True, create=True):
-            fd = _open_for_writing(name, os.O_RDWR | os.O_APPEND)
-            try:
-                start, size = 0, 0
-                kind: _TailKind = "blank"
-                if not _ends_in_newline(fd):
-                    with _mapped(fd) as (mm, view):
-                        start, kind = _unterminated_tail(mm, view)
-                        size = len(view)
-                if kind in ("torn", "json", "deep"):
-                    raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
-                if kind == "object":
-                    data = b"\n" + data
-                _write_all(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        with files.locked(name, exclusive=True, create=True), _opened(name, os.O_RDWR | os.O_APPEND) as fd:
+            _refuse_read_only(fd, name)
+            start, size = 0, 0
+            kind: _TailKind = "blank"
+            if not _ends_in_newline(fd):
+                with _mapped(fd) as (mm, view):
+                    start, kind = _unterminated_tail(mm, view)
+                    size = len(view)
+            if kind in ("torn", "json", "deep"):
+                raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
+            if kind == "object":
+                data = b"\n" + data
+            _write_all(fd, data)
+            os.fsync(fd)
     except OSError as e:
         raise _os_error(name, e, "append to it") from e
     if not existed:
@@ -839,31 +835,23 @@ def repair(path: str | os.PathLike[str]) -> LineProblem | None:
     """
     name = _file_name(path)
     try:
-        with files.locked(name, exclusive=True):
-            fd = _open_for_writing(name, os.O_RDWR)
-            try:
-                with _mapped(fd) as (mm, view):
-                    damaged = _refuse_non_jsonl(name, mm, view)
-                    start, kind = _unterminated_tail(mm, view)
-                    size, cut = len(view), bytes(view[start:]) if damaged else b""
-                if kind == "deep":
-                    raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
-                if kind != "torn":
-                    return None
-                line = _count_lines(fd, start) + 1
-                if cut:
-                    out = files.open_regular(
-                        f"{name}.torn", os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600
-                    )
-                    try:
-                        _write_all(out, cut + b"\n")  # one line per cut: two repairs stay apart
-                        os.fsync(out)
-                    finally:
-                        os.close(out)
-                os.ftruncate(fd, start)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        with files.locked(name, exclusive=True), _opened(name, os.O_RDWR) as fd:
+            _refuse_read_only(fd, name)
+            with _mapped(fd) as (mm, view):
+                damaged = _refuse_non_jsonl(name, mm, view)
+                start, kind = _unterminated_tail(mm, view)
+                size, cut = len(view), bytes(view[start:]) if damaged else b""
+            if kind == "deep":
+                raise StorageError(name, _count_lines(fd, start) + 1, _refusal(kind, size - start))
+            if kind != "torn":
+                return None
+            line = _count_lines(fd, start) + 1
+            if cut:
+                with _opened(f"{name}.torn", os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600) as out:
+                    _write_all(out, cut + b"\n")  # one line per cut: two repairs stay apart
+                    os.fsync(out)
+            os.ftruncate(fd, start)
+            os.fsync(fd)
     except OSError as e:
         raise _os_error(name, e, "repair") from e
     kept = f"; kept in {name}.torn" if cut else ""

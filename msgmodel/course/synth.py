@@ -28,7 +28,7 @@ from msgmodel.core.message import (
     user_text,
 )
 
-__all__ = ["synth_session"]
+__all__ = ["agent_session", "synth_session"]
 
 _FILES: Final = ("src/app.py", "src/db.py", "tests/test_app.py", "README.md", "setup.cfg", "src/util/io.py")
 _PROMPTS: Final = (
@@ -149,3 +149,27 @@ def _trim(msgs: list[Message], n: int) -> list[Message]:
     cut = msgs[: n - 1]
     cut.append(assistant_msg([TextBlock("Stopping here.")]))
     return cut
+
+
+def agent_session(n_messages: int, *, seed: int = 0) -> list[Message]:
+    """An agent's session of exactly ``n_messages`` messages: one prompt, then rounds of one call each.
+
+    Each round is an assistant message with signed thinking, text and one tool call (a new id
+    every round), then the user message with its result; an even ``n_messages`` ends on a plain
+    answer. The blocks are drawn as ``synth_session`` draws them (without long tool outputs).
+    This is the shape ``bench/`` calls "agent": more blocks per message, and nothing repeats
+    but the tool names.
+    """
+    if n_messages < 1:
+        raise ValueError("a session needs at least one message")
+    rng = random.Random(seed)
+    out = [user_text(rng.choice(_PROMPTS))]
+    while len(out) + 2 <= n_messages:
+        signature = base64.b64encode(rng.randbytes(48)).decode()
+        thinking = ThinkingBlock(thinking=_sentence(rng, rng.randrange(8, 25)), signature=signature)
+        call = _tool_call(rng, f"toolu_{seed:02d}{len(out):08d}")
+        out.append(assistant_msg([thinking, TextBlock(_sentence(rng, rng.randrange(4, 14))), call]))
+        out.append(tool_result_msg([_tool_result(rng, call, long_outputs=False)]))
+    if len(out) < n_messages:
+        out.append(assistant_msg([TextBlock(_sentence(rng, rng.randrange(10, 40)))]))
+    return out
