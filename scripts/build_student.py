@@ -19,11 +19,11 @@ A student copy is the committed ``notebooks/NN_*.ipynb`` with:
 * one note on top saying what the copy is, and links to ``../docs`` and ``../bench`` rewritten
   to ``../../docs`` and ``../../bench`` (the copies live two folders down).
 
-No solution text is in a student copy: the reference solutions live only in
-``msgmodel/course/exercises/`` and the answer key in ``docs/teacher-guide.md``
-(``tests/test_student_copies.py`` checks both). This module also reads that answer key
-(``answer_key``) and pastes it into a copy's exercise cells (``with_solutions``), which is how
-the tests run every copy with the key's solutions.
+No solution text is in a student copy: the reference solutions live only in the answer key of
+``docs/teacher-guide.md`` (``msgmodel.course.exercises.key``; ``tests/test_student_copies.py``
+checks it). This module also reads that answer key (``answer_key``) and pastes it into a copy's
+exercise cells (``with_solutions``), which is how the tests run every copy with the key's
+solutions and how ``scripts/nbgrader_course.py`` writes the teacher's source assignments.
 """
 
 from __future__ import annotations
@@ -37,12 +37,15 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from msgmodel.course.exercises.key import parse_key  # noqa: E402
+
 NOTEBOOKS = ROOT / "notebooks"
 OUT = ROOT / "build" / "student"
 GUIDE = ROOT / "docs" / "teacher-guide.md"
 
 CHECK_CALL = re.compile(r'^check\("(?P<id>\d\d\.\d)",\s*(?P<name>[A-Za-z_]\w*)\)\s*$', re.M)
-KEY_BLOCK = re.compile(r"^<!-- key: (?P<id>\d\d\.\d) -->\n```python\n(?P<code>.*?)^```$", re.M | re.S)
 NOTE = (
     "**Student copy.** The outputs are cleared: before you run a cell, say what it will print, then run it. "
     'Each exercise cell shows "not attempted yet" until you replace its placeholder; `hint("NN.k")` gives a '
@@ -85,15 +88,10 @@ def student_copy(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
 def answer_key(text: str) -> dict[str, str]:
     """The answer key of the teacher's guide: exercise id -> the code of its key block.
 
-    A key block is a ```` ```python ```` fence right after a line ``<!-- key: NN.k -->``.
-    ``ValueError`` if an id has two blocks.
+    A key block is a ```` ```python ```` fence right after a line ``<!-- key: NN.k -->``
+    (``msgmodel.course.exercises.key.parse_key``; ``AnswerKeyError`` if an id has two blocks).
     """
-    key: dict[str, str] = {}
-    for m in KEY_BLOCK.finditer(text):
-        if m["id"] in key:
-            raise ValueError(f"exercise {m['id']} has two key blocks in the guide")
-        key[m["id"]] = m["code"]
-    return key
+    return parse_key(text, GUIDE.name)
 
 
 def paste(source: str, name: str, solution: str) -> str:

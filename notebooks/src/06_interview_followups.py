@@ -313,7 +313,7 @@ type_check({"blocks_union": UNION, "blocks_classes": CLASSES}, functions=True)
 # One class, added to the union in `message.py`; then mypy lists every exhaustive `match` that must handle it. We
 # measured it: a sixth class (a dummy `CitationBlock` with the usual `extra` field) added to `ContentBlock` in a
 # scratch copy of the package, then `mypy --strict msgmodel` (10–50 s on this machine, too slow for a cell).
-# It reported **8 errors in 5 files**, each an `assert_never` that now receives the new class:
+# It reported **7 errors in 4 files**, each an `assert_never` that now receives the new class:
 #
 # | file | function |
 # |---|---|
@@ -321,7 +321,6 @@ type_check({"blocks_union": UNION, "blocks_classes": CLASSES}, functions=True)
 # | `msgmodel/api/server.py` | `_block_events` (the streaming writer) |
 # | `msgmodel/api/limits.py` | `_generated`, `apply_limits` (what `max_tokens` counts and cuts) |
 # | `msgmodel/course/exercises/ch00.py` | `_line` |
-# | `msgmodel/course/exercises/ch04.py` | `count_kinds` (04.2's reference solution) |
 #
 # The cell below finds the same list without running mypy: functions that `match` on the block classes and end in
 # `assert_never`.

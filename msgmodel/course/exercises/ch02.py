@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -125,32 +124,6 @@ def _check_render(answer: object) -> str | None:
 def _render_starter(b: dict[str, Any]) -> str: ...  # type: ignore[empty-body]  # your code here
 
 
-def _render_reference(b: dict[str, Any]) -> str:
-    """One block dict as a summarizer should read it (the choices ``msgmodel.block_to_text`` makes).
-
-    Keep the tool's name and arguments, a result's text whether its content is a string or a
-    list of blocks, the failure flag, and a label for kinds the text cannot show; mark every
-    cut with "…". In the real code, decode the dict and call ``block_to_text``: a hand-written
-    renderer like this one is one more copy of "what a block looks like" to keep in step.
-    """
-
-    def cut(text: str, limit: int) -> str:
-        return text if len(text) <= limit else text[:limit] + "…"
-
-    kind = b.get("type")
-    if kind == "text":
-        return str(b.get("text", ""))
-    if kind == "tool_use":
-        return f"[call {b.get('name')}({cut(json.dumps(b.get('input', {})), 200)})]"
-    if kind == "tool_result":
-        content = b.get("content", "")
-        if not isinstance(content, str):  # a list of blocks: show each one's text, or label it
-            content = "\n".join(str(part.get("text", f"[{part.get('type')}]")) for part in content)
-        failed = " (failed)" if b.get("is_error") else ""
-        return f"[result{failed}: {cut(content, 500)}]"
-    return f"[{kind}]"  # an image, a document, a kind we do not know: say it was there
-
-
 exercise(
     Exercise(
         id="02.1",
@@ -160,7 +133,6 @@ exercise(
             "any other kind as a label naming its type."
         ),
         checker=_check_render,
-        reference=_render_reference,
         starter=_render_starter,
         hints=(
             "Ask what a summarizer still needs after reading your line: which tool, with what arguments, what came "
@@ -241,7 +213,6 @@ exercise(
             "alone? Answer with a set of letters."
         ),
         checker=_check_quiz,
-        reference=set(_QUIZ_ANSWERABLE),
         starter=None,
         hints=(
             "Answer each question from the transcript text alone, as the summarizer would, not from the history you "
@@ -337,7 +308,6 @@ exercise(
         id="02.3",
         task="Which blocks of HAND_BUILT does the API refuse? Answer with the set of their indices.",
         checker=_check_refused,
-        reference={0, 2},
         starter=None,
         hints=(
             "Compare each hand-built dict, key by key, with a tool_result as the API defines it: type, tool_use_id, "

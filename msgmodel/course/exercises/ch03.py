@@ -10,9 +10,6 @@
   ``CLASSIFY_LINES`` holds.
 """
 
-# No ``from __future__ import annotations`` here: ``ToolResultParam`` below must keep evaluated
-# annotations, or ``typing.NotRequired`` would be invisible to ``TypedDict`` at run time.
-
 import itertools
 import re
 import tempfile
@@ -20,12 +17,12 @@ import types
 import typing
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final, Literal, NotRequired, TypedDict
+from typing import Any, Final, Literal, TypedDict
 
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.knowledge import PIECES
 
-__all__ = ["CLASSIFY_LINES", "COPIES_SNIPPET", "ToolResultParam"]
+__all__ = ["CLASSIFY_LINES", "COPIES_SNIPPET"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -125,15 +122,6 @@ def _check_copies(answer: object) -> str | None:
 # ---------------------------------------------------------------------------------------
 # 03.2: a TypedDict that makes mypy reject the slip
 # ---------------------------------------------------------------------------------------
-
-
-class ToolResultParam(TypedDict):
-    """A ``tool_result`` block as the API takes it: the reference answer of 03.2."""
-
-    type: Literal["tool_result"]
-    tool_use_id: str
-    content: NotRequired[str | list[dict[str, Any]]]
-    is_error: NotRequired[bool]
 
 
 class _Starter(TypedDict):
@@ -381,10 +369,6 @@ def _hint_without_answer(key: str) -> str:
     }[key]
 
 
-def _reference_03_3() -> dict[str, str]:
-    return dict(_CLASSIFIED)
-
-
 # ---------------------------------------------------------------------------------------
 # Registration
 # ---------------------------------------------------------------------------------------
@@ -394,7 +378,6 @@ exercise(
         id="03.1",
         task='List the functions of COPIES_SNIPPET that carry their own copy of "is this block a tool result?".',
         checker=_check_copies,
-        reference=list(_COPIES),
         starter=[],
         hints=(
             "Read each function and ask: does it decide by itself whether a block is a tool result, or does it ask "
@@ -410,7 +393,6 @@ exercise(
         id="03.2",
         task="Write a TypedDict for a tool_result block that makes mypy reject the toolUseId slip.",
         checker=_check_typeddict,
-        reference=ToolResultParam,
         starter=_Starter,
         hints=(
             "mypy can reject a misspelled key only if the dict's type lists the keys it allows. Which keys does a "
@@ -425,7 +407,6 @@ exercise(
         id="03.3",
         task="Name the piece of knowledge (one of msgmodel.course.knowledge.PIECES) each line of CLASSIFY_LINES holds.",
         checker=_check_classification,
-        reference=_reference_03_3(),
         starter=_STARTER_03_3,
         hints=(
             "For each line, ask what it must know about a block or a message: how to find it, how to read it, how to "

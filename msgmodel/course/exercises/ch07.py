@@ -33,17 +33,15 @@ from msgmodel.core.engine import (
 from msgmodel.core.message import (
     Message,
     TextBlock,
-    ToolResultBlock,
     ToolUseBlock,
     assistant_msg,
     blocks_of,
     tool_result_block,
-    tool_result_msg,
     user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
 
-__all__ = ["CC_LINES", "SCENARIOS", "fold", "skipped_lines"]
+__all__ = ["CC_LINES", "SCENARIOS"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -133,35 +131,9 @@ def _check_verdicts(answer: Any) -> str | None:
     return None
 
 
-def _verdicts_reference() -> dict[str, str]:
-    return dict(_ANSWERS)
-
-
 # ---------------------------------------------------------------------------------------
 # 07.2 a fold over events
 # ---------------------------------------------------------------------------------------
-
-
-def fold(events: Iterable[Event]) -> list[Message]:
-    """Reference for 07.2: the history a list of engine events describes, from an empty one."""
-    messages: list[Message] = []
-    pending: list[ToolResultBlock] = []  # results of the last reply's tool calls, not yet appended
-    for ev in events:
-        if isinstance(ev, ToolResulted):
-            pending.append(ev.result)
-            continue
-        if isinstance(ev, ToolCalled):
-            continue
-        if pending:  # any other event closes the tool round
-            messages.append(tool_result_msg(pending))
-            pending = []
-        if isinstance(ev, (TurnStarted, AssistantMessage)):
-            messages.append(ev.message)
-        elif isinstance(ev, Compacted):
-            messages = list(ev.messages)
-    if pending:
-        messages.append(tool_result_msg(pending))
-    return messages
 
 
 def _fold_starter(events: Iterable[Event]) -> list[Message]: ...  # type: ignore[empty-body]  # your code here
@@ -367,11 +339,6 @@ CC_LINES: Final[bytes] = _cc_lines()
 """A small Claude Code transcript (2.1.x style) for 07.3: 13 lines, the last one torn."""
 
 
-def skipped_lines() -> list[int]:
-    """Reference for 07.3 (what ``import_claude_code`` reports in ``.skipped``)."""
-    return [1, 5, 7, 8, 11, 13]
-
-
 def _check_skipped(answer: Any) -> str | None:
     if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
         return "Give the skipped line numbers as a list or set of ints, e.g. [1, 5]."
@@ -412,7 +379,6 @@ exercise(
         id="07.1",
         task="For each scenario of SCENARIOS, say 'now', 'wait' or 'premature': {'a': ..., ..., 'e': ...}.",
         checker=_check_verdicts,
-        reference=_verdicts_reference(),
         starter=None,
         hints=(
             "For each scenario, count the copies of the knowledge that exist today and ask whether they already "
@@ -433,7 +399,6 @@ exercise(
             "engine's compaction) is the whole history after compaction: it replaces everything folded so far"
         ),
         checker=_check_fold,
-        reference=fold,
         starter=_fold_starter,
         hints=(
             "Replay the events from an empty history: which events add a message, which add nothing, and which one "
@@ -450,7 +415,6 @@ exercise(
         id="07.3",
         task="Which lines of CC_LINES does import_claude_code skip? A list or set of line numbers.",
         checker=_check_skipped,
-        reference=skipped_lines(),
         starter=[],
         hints=(
             'Read each line\'s "type" and ask whether it is a message of the conversation at all, and whether it is on'
