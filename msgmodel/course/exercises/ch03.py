@@ -21,6 +21,7 @@ from typing import Any, Final, Literal, TypedDict
 
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.knowledge import PIECES
+from msgmodel.course.teaching import mypy_ini
 
 __all__ = ["CLASSIFY_LINES", "COPIES_SNIPPET"]
 
@@ -252,9 +253,8 @@ def _run_mypy(source: str) -> list[tuple[int, str]]:
 
     if _scratch is None:
         _scratch = tempfile.TemporaryDirectory(prefix="msgmodel-ch03-")
-        # The answer may use msgmodel's types; an editable install hides them from mypy, the source tree does not.
-        package_parent = Path(__file__).resolve().parents[2]
-        (Path(_scratch.name) / "mypy.ini").write_text(f"[mypy]\nmypy_path = {package_parent}\n", encoding="utf-8")
+        # The answer may use msgmodel's types: mypy_ini says where mypy finds them, checkout or installed.
+        (Path(_scratch.name) / "mypy.ini").write_text(mypy_ini(), encoding="utf-8")
     folder = Path(_scratch.name)
     path = folder / f"answer_{next(_counter)}.py"  # a new module each time: the cache never goes stale
     path.write_text(source, encoding="utf-8")
