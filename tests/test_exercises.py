@@ -265,3 +265,31 @@ def test_each_unfaithful_renderer_loses_a_fact_on_the_case_its_hint_shows() -> N
     cases = dict(ch05._PROPERTY_CASES)
     for label, _what, render, case in ch05._WRONG:
         assert faithful(list(cases[case]), render) is False, f"{label} is faithful on {case!r}"
+
+
+def test_sealed_closed_answers_judge_as_the_plain_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class image carries the closed questions' answers sealed: same verdicts and feedback, no answer readable."""
+    import json
+
+    from msgmodel.course.exercises import closed as closed_mod
+
+    plain = json.loads(closed_mod.PLAIN.read_text(encoding="utf-8"))
+    sealed = closed_mod.sealed_form(plain)
+    text = json.dumps(sealed)
+    for ex_id, items in plain.items():
+        for item, entry in items.items():
+            for value in entry["right"]:
+                assert json.dumps(value) not in text or len(value) < 4, f"{ex_id} {item}: {value!r} is readable"
+            for feedback in entry.get("feedback", {}).values():
+                assert feedback[:30] not in text
+    verdicts = {}
+    for mode in ("plain", "sealed"):
+        data = (plain, False) if mode == "plain" else (sealed, True)
+        monkeypatch.setattr(closed_mod, "_load", lambda data=data: data)
+        verdicts[mode] = {}
+        for ex_id in plain:
+            ex = get(ex_id)
+            assert check(ex_id, key_answer(ex_id)).passed, f"{mode}: the key fails {ex_id}"
+            verdicts[mode][ex_id] = [repr(check(ex_id, wrong)) for wrong in _wrong_answers(ex)]
+    assert verdicts["plain"] == verdicts["sealed"]
+    assert closed_mod.unseal(closed_mod.seal("why", "07.1", "a", "wait"), "07.1", "a", "now") is None

@@ -29,6 +29,7 @@ from msgmodel.core.message import (
     user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.exercises.closed import closed
 
 __all__ = ["HAND_BUILT", "QUIZ_HISTORY", "QUIZ_QUESTIONS"]
 
@@ -170,24 +171,6 @@ QUIZ_QUESTIONS: Final[dict[str, str]] = {
     "E": "How many lines long is tests/test_app.py?",
 }
 
-_QUIZ_ANSWERABLE: Final = frozenset({"A", "D"})
-_QUIZ_WHY: Final[dict[str, str]] = {
-    "A": "A is answerable: copy #2 renders every call as [call name(args)], so both paths are in the transcript.",
-    "B": (
-        "B is not answerable: the grep result was a *list* of text blocks, and copy #2 renders a non-string "
-        "result as '[result: ]'. It even looks like grep found nothing, though it found two lines."
-    ),
-    "C": (
-        "C is not answerable: copy #2 never renders is_error, so a failed result reads like a success. "
-        "The text may sound like a failure, but the flag itself is gone."
-    ),
-    "D": "D is answerable: the user's text goes through unchanged.",
-    "E": (
-        "E is not answerable: tests/test_app.py is longer than 500 characters, and copy #2 cuts at 500 with no mark, "
-        "so counting the lines in the transcript gives a wrong number (transcript_of would end the cut with '…')."
-    ),
-}
-
 
 def _check_quiz(answer: object) -> str | None:
     if isinstance(answer, str):
@@ -198,10 +181,11 @@ def _check_quiz(answer: object) -> str | None:
     unknown = sorted(letters - set(QUIZ_QUESTIONS))
     if unknown:
         return f"there is no question {', '.join(unknown)}; the letters are {', '.join(QUIZ_QUESTIONS)}."
-    for letter in sorted(_QUIZ_ANSWERABLE - letters):
-        return f"you left out {letter}. {_QUIZ_WHY[letter]}"
-    for letter in sorted(letters - _QUIZ_ANSWERABLE):
-        return f"you chose {letter}. {_QUIZ_WHY[letter]}"
+    answers = closed("02.2")
+    given = {letter: "chosen" if letter in letters else "left out" for letter in QUIZ_QUESTIONS}
+    wrong = [letter for letter in QUIZ_QUESTIONS if not answers.is_right(letter, given[letter])]
+    for letter in sorted(wrong, key=lambda letter: (given[letter] == "chosen", letter)):  # left out first
+        return answers.feedback(letter, given[letter]) or f"look again at {letter}."
     return None
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, TypedDict
 
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.exercises.closed import closed
 from msgmodel.course.knowledge import PIECES
 from msgmodel.course.teaching import mypy_ini
 
@@ -60,36 +61,7 @@ def count_results(history):
 '''
 """Seven small functions on wire dicts (and two on ``Message``); three hold a copy."""
 
-_COPIES: Final = ("answered_ids", "is_result_turn", "label")
 _FUNCTIONS: Final = tuple(re.findall(r"^def (\w+)", COPIES_SNIPPET, re.M))
-
-_MISSED: Final[Mapping[str, str]] = {
-    "is_result_turn": (
-        'you missed `is_result_turn`: it compares `b.get("type")` with "tool_result", the textbook copy.'
-    ),
-    "answered_ids": (
-        'you missed `answered_ids`: `"tool_use_id" in b` recognises a tool result by a field only tool '
-        'results have. Same knowledge, different spelling (a grep for "tool_result" misses it too).'
-    ),
-    "label": (
-        'you missed `label`: `kind in ("tool_result", ...)` is still a test for a tool result; '
-        "membership in a tuple is one more way to spell it."
-    ),
-}
-_WRONGLY_INCLUDED: Final[Mapping[str, str]] = {
-    "needs_answer": "`needs_answer` looks for `tool_use` blocks (the calls), not `tool_result` (the answers).",
-    "error_result": (
-        "`error_result` *builds* a tool result; it never asks whether a block is one. That is a different "
-        "piece of knowledge (how to build a block), and a copy of it, but not of this one."
-    ),
-    "safe_start": (
-        "`safe_start` asks the authority, `is_tool_result_message`. Calling a reader is not a copy: it is the cure."
-    ),
-    "count_results": (
-        '`count_results` says "tool_result" only in its docstring and calls the reader `tool_results_of`: '
-        "no copy. (This is why a text search overcounts.)"
-    ),
-}
 
 
 def _as_names(answer: object) -> list[str] | str:
@@ -110,13 +82,15 @@ def _check_copies(answer: object) -> str | None:
     if unknown:
         return f"{unknown[0]!r} is not a function of the snippet (its functions: {', '.join(_FUNCTIONS)})."
     chosen = set(names)
+    answers = closed("03.1")
+    given = {name: "chosen" if name in chosen else "left out" for name in _FUNCTIONS}
     for name in _FUNCTIONS:  # in source order, so the hint follows the reading
-        if name in chosen and name not in _COPIES:
-            return _WRONGLY_INCLUDED[name]
-    missed = [n for n in _FUNCTIONS if n in _COPIES and n not in chosen]
+        if given[name] == "chosen" and not answers.is_right(name, "chosen"):
+            return answers.feedback(name, "chosen") or f"`{name}` holds no copy."
+    copies = [name for name in _FUNCTIONS if answers.is_right(name, "chosen")]
+    missed = [name for name in copies if given[name] == "left out"]
     if missed:
-        found = len(_COPIES) - len(missed)
-        return f"{found} of {len(_COPIES)} found; {_MISSED[missed[0]]}"
+        return f"{len(copies) - len(missed)} of {len(copies)} found; {answers.feedback(missed[0], 'left out')}"
     return None
 
 
@@ -321,15 +295,6 @@ CLASSIFY_LINES: Final[Mapping[str, str]] = {
 }
 """Seven lines from dict-based agent code; each holds exactly one piece of ``PIECES``."""
 
-_CLASSIFIED: Final[Mapping[str, str]] = {
-    "A": "find tool calls",
-    "B": "read text",
-    "C": "build a block",
-    "D": "build a message",
-    "E": "dispatch on the kind",
-    "F": "walk a message",
-    "G": "tell a tool result",
-}
 _STARTER_03_3: Final[dict[str, str | None]] = {}  # the blank the notebook hands out
 
 
@@ -346,7 +311,8 @@ def _check_classification(answer: object) -> str | None:
         given = answer[key]
         if given not in PIECES:
             return f"line {key}: {given!r} is not a piece of knowledge; choose one of: {', '.join(PIECES)}."
-    wrong = [k for k in CLASSIFY_LINES if answer[k] != _CLASSIFIED[k]]
+    answers = closed("03.3")
+    wrong = [k for k in CLASSIFY_LINES if not answers.is_right(k, str(answer[k]))]
     if wrong:
         k = wrong[0]
         right = len(CLASSIFY_LINES) - len(wrong)

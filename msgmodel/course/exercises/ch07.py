@@ -40,6 +40,7 @@ from msgmodel.core.message import (
     user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.exercises.closed import closed
 
 __all__ = ["CC_LINES", "SCENARIOS"]
 
@@ -76,58 +77,26 @@ SCENARIOS: Final[dict[str, str]] = {
     ),
 }
 
-_ANSWERS: Final[dict[str, str]] = {"a": "now", "b": "premature", "c": "wait", "d": "wait", "e": "now"}
-# (d) has one authority already and no drift, so the diagram's answer is "leave it", which the three verdicts
-# do not offer: "wait" and "premature" are both defensible; only "now" is wrong.
-_ALSO_ACCEPTED: Final[dict[str, frozenset[str]]] = {"d": frozenset({"premature"})}
-
-_WHY: Final[dict[str, str]] = {
-    "a": (
-        "(a) is 'now': the knowledge ('which stop reasons continue the loop') is copied three times, and "
-        "the copies drifted into a bug. That is the rule of two, plus a bug. Give it one reader."
-    ),
-    "b": (
-        "(b) is 'premature': there is no copy yet and no bug, only a guess about a future you cannot see. "
-        "An abstraction designed before its second user guesses the seams, and usually guesses wrong."
-    ),
-    "c": (
-        "(c) is 'wait': two copies, but no bug, and the texts are for people, so drift costs nothing. "
-        "Write it down; consolidate the day the difference confuses someone or reaches a model."
-    ),
-    "d": (
-        "(d) calls for 'wait' or 'premature' (both accepted): the authority already exists and keeps images "
-        "losslessly, and the API never sends an image back that you must replay. A struct earns its place when "
-        "code must read or enforce a kind's fields (as with thinking's signature), not for completeness."
-    ),
-    "e": (
-        "(e) is 'now': two hand-built copies of a wire shape, and one already cost a production 400. "
-        "A constructor makes the misspelled field fail on the line that writes it."
-    ),
-}
-
 
 def _check_verdicts(answer: Any) -> str | None:
     if not isinstance(answer, dict):
         return 'Give a dict such as {"a": "now", "b": "wait", ...}, one verdict per scenario.'
-    missing = sorted(set(_ANSWERS) - set(answer))
+    missing = sorted(set(SCENARIOS) - set(answer))
     if missing:
         return f"Give a verdict for every scenario; missing: {', '.join(missing)}."
-    extra = sorted(str(k) for k in set(answer) - set(_ANSWERS))
+    extra = sorted(str(k) for k in set(answer) - set(SCENARIOS))
     if extra:
         return f"Unknown scenario keys: {', '.join(extra)} (the scenarios are a to e)."
-    for key in sorted(_ANSWERS):
+    for key in sorted(SCENARIOS):
         value = answer[key]
         if value not in VERDICTS:
             return f"({key}): {value!r} is not a verdict; use one of {', '.join(repr(v) for v in VERDICTS)}."
-    wrong = [
-        key
-        for key in sorted(_ANSWERS)
-        if answer[key] != _ANSWERS[key] and answer[key] not in _ALSO_ACCEPTED.get(key, frozenset())
-    ]
+    answers = closed("07.1")
+    wrong = [key for key in sorted(SCENARIOS) if not answers.is_right(key, answer[key])]
     if wrong:
         key = wrong[0]
         more = f" ({len(wrong) - 1} more to reconsider.)" if len(wrong) > 1 else ""
-        return f"({key}) is not {answer[key]!r}. {_WHY[key]}{more}"
+        return f"({key}) is not {answer[key]!r}. {answers.feedback(key, answer[key]) or ''}{more}"
     return None
 
 
