@@ -9,13 +9,8 @@ the token in its command line.
 
 from __future__ import annotations
 
-import os
 import secrets
-import socket
 import subprocess
-import sys
-import tempfile
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -23,15 +18,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from lab_server import running_lab
 
 
 def _status(url: str) -> int:
@@ -44,46 +31,8 @@ def _status(url: str) -> int:
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[tuple[subprocess.Popen[bytes], str, str]]:
-    tmp = Path(tempfile.mkdtemp(prefix="msgmodel-lab-token-"))
-    token = secrets.token_hex(16)
-    env = dict(os.environ, MSGMODEL_LAB_TOKEN=token)
-    env.pop("JUPYTER_TOKEN", None)
-    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):
-        (tmp / var).mkdir()
-        env[var] = str(tmp / var)
-    port = _free_port()
-    log = (tmp / "lab.log").open("w+b")
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "scripts" / "lab.py"), "--port", str(port), "--no-browser"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-        cwd=tmp,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while _status_or_none(f"{base}/api/status?token={token}") != 200:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                raise RuntimeError(f"scripts/lab.py did not serve: {log.read().decode(errors='replace')[-2000:]}")
-            time.sleep(0.25)
-        yield proc, base, token
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-
-
-def _status_or_none(url: str) -> int | None:
-    try:
-        return _status(url)
-    except OSError:
-        return None
+    with running_lab(secrets.token_hex(16), timeout=90) as lab:
+        yield lab.proc, lab.base, lab.token
 
 
 def test_the_token_opens_the_api_and_nothing_else_does(lab: tuple[subprocess.Popen[bytes], str, str]) -> None:
