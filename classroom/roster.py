@@ -14,6 +14,7 @@ read the same file. ``RosterError`` names the file and the field at fault.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -91,6 +92,16 @@ def read_roster(path: Path) -> Roster:
     except OSError as e:
         raise RosterError(f"{path}: cannot read the roster: {e.strerror}") from None
     return parse_roster(text, str(path))
+
+
+def roster_for_root(path: Path, tool: str, why: str) -> Roster:
+    """The roster at ``path`` for a tool that runs as root; ``SystemExit`` (no traceback) if not root or unreadable."""
+    if os.geteuid() != 0:
+        raise SystemExit(f"{tool} runs as root (sudo): {why}")
+    try:
+        return read_roster(path)
+    except RosterError as e:
+        raise SystemExit(str(e)) from None
 
 
 def roster_text(roster: Roster) -> str:
