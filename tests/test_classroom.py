@@ -186,3 +186,20 @@ def test_the_source_notebooks_are_valid_nbgrader_notebooks(course: Path) -> None
         nbformat.validate(nbformat.from_dict(nb))
         ids = [c["metadata"]["nbgrader"]["grade_id"] for c in nb["cells"] if "nbgrader" in c["metadata"]]
         assert len(ids) == len(set(ids)) == 6, path.name
+
+
+def test_the_published_key_is_the_guides_key_and_reveal_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """reveal = true in a class: publish-key copies the key blocks (nothing else of the guide) and reveal shows them."""
+    from msgmodel.course.exercises import reveal
+    from msgmodel.course.exercises.key import parse_key
+
+    text = install.published_key()
+    assert parse_key(text) == answer_key()
+    assert "### Discussion prompts" not in text and "Common wrong answers" not in text
+    published = tmp_path / "teacher-guide.md"
+    published.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("MSGMODEL_KEY", str(published))
+    monkeypatch.delenv("MSGMODEL_REVEAL", raising=False)
+    assert reveal("01.1", confirm=True) == answer_key()["01.1"]
