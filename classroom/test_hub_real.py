@@ -799,11 +799,10 @@ async def check_extensions(cls: Class) -> None:
     """A student's server has nbgrader's Assignments handlers, and none of the instructor's (formgrader)."""
     a = cls.students[0]
     browser = cls.browsers[a]
-    formgrader = await browser.call("GET", f"/user/{a}/formgrader", ok=(200, 302, 403, 404))
+    formgrader = await browser.http.get(f"/user/{a}/formgrader", headers=browser.headers(f"/user/{a}/formgrader"))
     listed = await browser.call("GET", f"/user/{a}/assignments?course_id={COURSE_ID}")
-    off = "formgrader" not in str(formgrader).lower() or "404" in str(formgrader)
-    if not off or not (isinstance(listed, dict) and listed.get("success")):
-        cls.fail(f"{a}'s server: formgrader answered {str(formgrader)[:100]!r}; Assignments answered {listed!r}")
+    if formgrader.status_code != 404 or not (isinstance(listed, dict) and listed.get("success")):
+        cls.fail(f"{a}'s server: formgrader answered HTTP {formgrader.status_code}; Assignments answered {listed!r}")
 
 
 async def check_type_check(cls: Class) -> None:
