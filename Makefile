@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: venv lab test check unit nbtest notebooks student bench test-browser test-clients test-runtime test-hub html cheatsheet slides lock clean
+.PHONY: venv lab test check unit nbtest notebooks student bench test-browser test-clients test-runtime test-hub test-hub-real class-share html cheatsheet slides lock clean
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
@@ -23,8 +23,8 @@ lab: venv
 test: check unit nbtest
 
 check: venv
-	$(VENV)/bin/ruff check msgmodel tests bench scripts docs/site $(wildcard notebooks/src)
-	$(VENV)/bin/ruff format --check msgmodel tests bench scripts docs/site
+	$(VENV)/bin/ruff check msgmodel tests bench scripts classroom docs/site $(wildcard notebooks/src)
+	$(VENV)/bin/ruff format --check msgmodel tests bench scripts classroom docs/site
 	$(VENV)/bin/mypy --strict msgmodel
 
 unit: venv
@@ -70,20 +70,37 @@ test-runtime: venv
 	@echo "install size: runtime $$(du -sm $(RUNTIME_VENV) | cut -f1) MB, development $$(du -sm $(VENV) | cut -f1) MB"
 	$(RUNTIME_VENV)/bin/python scripts/run_chapters.py
 
-# A class on one JupyterHub: the class image (classroom/requirements.txt) in build/hub-venv,
-# the proxy from npm (classroom/package-lock.json), then 20 students run chapter 01 at once,
-# each in their own server and kernel, through the Hub's REST API and its proxy.
+# A class on one JupyterHub. The hub venv, build/hub-venv, is the class image's requirements
+# (classroom/requirements.txt: the series, JupyterHub, nbgrader) with msgmodel editable; the proxy
+# comes from npm (classroom/package-lock.json); build/class-share is what every home links to
+# (classroom/install.py share: the student docs, the chapters, the blank copies).
 HUB_VENV := build/hub-venv
-HUB_USERS ?= 20
-$(HUB_VENV)/.installed: classroom/requirements.txt requirements.txt constraints.txt
+HUB_USERS ?= 4
+HUB_TEST_ARGS ?=
+$(HUB_VENV)/.installed: classroom/requirements.txt classroom/hub-constraints.txt requirements.txt constraints.txt
 	@test -x $(HUB_VENV)/bin/python || $(PYTHON) -m venv $(HUB_VENV)
 	$(HUB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r classroom/requirements.txt
 	@touch $@
 classroom/node_modules/.installed: classroom/package.json classroom/package-lock.json
 	cd classroom && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
-test-hub: $(HUB_VENV)/.installed classroom/node_modules/.installed
-	$(HUB_VENV)/bin/python classroom/test_hub.py --users $(HUB_USERS)
+class-share: $(HUB_VENV)/.installed
+	$(HUB_VENV)/bin/python classroom/install.py share build/class-share
+
+# The Hub's test mode, for this test and a laptop demo: no authentication, no isolation (every
+# student is the Hub's own Unix user; as root only with HUB_TEST_ARGS=--allow-root). $(HUB_USERS)
+# students run chapter 01 at once, each in their own server and kernel.
+test-hub: $(HUB_VENV)/.installed classroom/node_modules/.installed class-share
+	$(HUB_VENV)/bin/python classroom/test_hub.py --users $(HUB_USERS) $(HUB_TEST_ARGS)
+
+# A real class, as root on a throw-away machine (classroom/test_hub_real.py): 20 Unix accounts with
+# passwords, the class image installed under /opt, the Hub as root with PAM logins, every student
+# logged in through the login form and running chapter 01 at once in their own uid, the isolation
+# attacks, and an nbgrader round (release, submit, collect, autograde, feedback) checked against the
+# gradebook. Accounts and installed files are removed afterwards, even on failure.
+HUB_REAL_USERS ?= 20
+test-hub-real: $(HUB_VENV)/.installed classroom/node_modules/.installed
+	$(HUB_VENV)/bin/python classroom/test_hub_real.py --users $(HUB_REAL_USERS)
 
 # Real third-party clients (the official SDK's tool runner, pydantic-ai, LangChain) against
 # `python -m msgmodel serve` on a free loopback port: tests/clients/ in its own venv, .venv-clients,

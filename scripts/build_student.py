@@ -19,11 +19,11 @@ A student copy is the committed ``notebooks/NN_*.ipynb`` with:
 * one note on top saying what the copy is, and links to ``../docs`` and ``../bench`` rewritten
   to ``../../docs`` and ``../../bench`` (the copies live two folders down).
 
-No solution text is in a student copy: the reference solutions live only in
-``msgmodel/course/exercises/`` and the answer key in ``docs/teacher-guide.md``
-(``tests/test_student_copies.py`` checks both). This module also reads that answer key
-(``answer_key``) and pastes it into a copy's exercise cells (``with_solutions``), which is how
-the tests run every copy with the key's solutions.
+No solution text is in a student copy: the reference solutions live only in the answer key of
+``docs/teacher-guide.md`` (``msgmodel.course.exercises.key``; ``tests/test_student_copies.py``
+checks it). This module also reads that answer key (``answer_key``) and pastes it into a copy's
+exercise cells (``with_solutions``), which is how the tests run every copy with the key's
+solutions and how ``scripts/nbgrader_course.py`` writes the teacher's source assignments.
 """
 
 from __future__ import annotations
@@ -37,17 +37,20 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from msgmodel.course.exercises.key import parse_key  # noqa: E402
+
 NOTEBOOKS = ROOT / "notebooks"
 OUT = ROOT / "build" / "student"
 GUIDE = ROOT / "docs" / "teacher-guide.md"
 
 CHECK_CALL = re.compile(r'^check\("(?P<id>\d\d\.\d)",\s*(?P<name>[A-Za-z_]\w*)\)\s*$', re.M)
-KEY_BLOCK = re.compile(r"^<!-- key: (?P<id>\d\d\.\d) -->\n```python\n(?P<code>.*?)^```$", re.M | re.S)
 NOTE = (
     "**Student copy.** The outputs are cleared: before you run a cell, say what it will print, then run it. "
     'Each exercise cell shows "not attempted yet" until you replace its placeholder; `hint("NN.k")` gives a '
     'nudge, `hint("NN.k", 2)` a closer one. The chapter with its outputs is '
-    "[notebooks/{name}](../../notebooks/{name})."
+    "[notebooks/{name}]({up}/notebooks/{name})."
 )
 
 
@@ -64,8 +67,13 @@ def exercise_cells(nb: nbformat.NotebookNode) -> dict[str, tuple[int, str]]:
     return found
 
 
-def student_copy(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """The blank copy of one chapter (``name`` is its file name, for the note on top)."""
+def student_copy(nb: nbformat.NotebookNode, name: str, up: str = "../..") -> nbformat.NotebookNode:
+    """The blank copy of one chapter (``name`` is its file name, for the note on top).
+
+    ``up`` is the way from the copy's folder to the folder holding ``docs/``, ``bench/`` and the
+    chapters with their outputs in ``notebooks/``: ``../..`` from ``build/student/``, ``..`` in a
+    class's home, where the copies sit one folder below those (``classroom/prepare_home.py``).
+    """
     copy = nbformat.from_dict(nb)
     copy.metadata.pop("widgets", None)
     for cell in copy.cells:
@@ -74,8 +82,8 @@ def student_copy(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
             cell.execution_count = None
             cell.metadata.pop("execution", None)
         elif cell.cell_type == "markdown":
-            cell.source = re.sub(r"\]\(\.\./(docs|bench)/", r"](../../\1/", cell.source)
-    note = nbformat.v4.new_markdown_cell(NOTE.format(name=name))
+            cell.source = re.sub(r"\]\(\.\./(docs|bench)/", rf"]({up}/\1/", cell.source)
+    note = nbformat.v4.new_markdown_cell(NOTE.format(name=name, up=up))
     note.metadata["tags"] = ["student-copy"]
     note["id"] = f"{name[:2]}-student"
     copy.cells.insert(0, note)
@@ -85,22 +93,16 @@ def student_copy(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
 def answer_key(text: str) -> dict[str, str]:
     """The answer key of the teacher's guide: exercise id -> the code of its key block.
 
-    A key block is a ```` ```python ```` fence right after a line ``<!-- key: NN.k -->``.
-    ``ValueError`` if an id has two blocks.
+    A key block is a ```` ```python ```` fence right after a line ``<!-- key: NN.k -->``
+    (``msgmodel.course.exercises.key.parse_key``; ``AnswerKeyError`` if an id has two blocks).
     """
-    key: dict[str, str] = {}
-    for m in KEY_BLOCK.finditer(text):
-        if m["id"] in key:
-            raise ValueError(f"exercise {m['id']} has two key blocks in the guide")
-        key[m["id"]] = m["code"]
-    return key
+    return parse_key(text, GUIDE.name)
 
 
-def paste(source: str, name: str, solution: str) -> str:
-    """An exercise cell's source with the starter that defines ``name`` replaced by ``solution``.
+def starter_lines(source: str, name: str) -> tuple[int, int]:
+    """Where the starter that defines ``name`` sits in an exercise cell: its lines ``[first, end)``, from 0.
 
-    The starter is the top-level ``def``/``class``/assignment of ``name``; the rest of the cell
-    (imports, the lines that print the question, the ``check`` call) stays as it is.
+    The starter is the top-level ``def``/``class``/assignment of ``name``; ``ValueError`` if there is none.
     """
     tree = ast.parse(source)
     for node in tree.body:
@@ -110,10 +112,19 @@ def paste(source: str, name: str, solution: str) -> str:
             targets = node.targets if isinstance(node, ast.Assign) else []
             defines = any(isinstance(t, ast.Name) and t.id == name for t in targets)
         if defines:
-            lines = source.splitlines()
-            end = node.end_lineno or node.lineno
-            return "\n".join([*lines[: node.lineno - 1], solution.rstrip("\n"), *lines[end:]])
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            return first - 1, node.end_lineno or node.lineno
     raise ValueError(f"no top-level definition of {name!r} in the exercise cell:\n{source}")
+
+
+def paste(source: str, name: str, solution: str) -> str:
+    """An exercise cell's source with the starter that defines ``name`` replaced by ``solution``.
+
+    The rest of the cell (imports, the lines that print the question, the ``check`` call) stays as it is.
+    """
+    first, end = starter_lines(source, name)
+    lines = source.splitlines()
+    return "\n".join([*lines[:first], solution.rstrip("\n"), *lines[end:]])
 
 
 def with_solutions(nb: nbformat.NotebookNode, key: dict[str, str]) -> nbformat.NotebookNode:
@@ -129,12 +140,12 @@ def chapters() -> list[Path]:
     return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
-def build(out: Path) -> list[Path]:
-    """Write every chapter's student copy into ``out``; the paths written."""
+def build(out: Path, up: str = "../..") -> list[Path]:
+    """Write every chapter's student copy into ``out`` (links ``up`` as ``student_copy`` says); the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for path in chapters():
-        copy = student_copy(nbformat.read(path, as_version=4), path.name)
+        copy = student_copy(nbformat.read(path, as_version=4), path.name, up)
         target = out / path.name
         nbformat.write(copy, target)
         written.append(target)

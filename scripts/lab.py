@@ -4,8 +4,11 @@
 
 Jupyter serves the repository root (not ``notebooks/``), so the chapters' links into
 ``docs/`` and ``bench/`` resolve. The URL printed first opens chapter 00 directly; it carries
-a token made here (Jupyter's own banner prints only its generic ``/lab`` address). Port 8888
-is used when free, otherwise any free loopback port. As root, ``--allow-root`` is added.
+a token made here (Jupyter's own banner prints only its generic ``/lab`` address). The token
+reaches Jupyter through its environment (``JUPYTER_TOKEN``), never its command line: any local
+user can read a command line (``ps``, ``/proc/PID/cmdline``), while a process's environment is
+readable by its owner only. Port 8888 is used when free, otherwise any free loopback port. As
+root, ``--allow-root`` is added.
 """
 
 from __future__ import annotations
@@ -37,15 +40,17 @@ def _any_port() -> int:
         return port
 
 
-def lab_command(port: int, token: str, *, browser: bool) -> list[str]:
-    """The ``jupyter lab`` command line: the repository root served, chapter 00 as the start page."""
+def lab_command(port: int, *, browser: bool) -> list[str]:
+    """The ``jupyter lab`` command line: the repository root served, chapter 00 as the start page.
+
+    No token on it: ``main`` passes the token in the environment (``JUPYTER_TOKEN``).
+    """
     jupyter = Path(sys.executable).with_name("jupyter")
     cmd = [
         str(jupyter if jupyter.exists() else "jupyter"),
         "lab",
         f"--ServerApp.root_dir={ROOT}",
         f"--ServerApp.default_url=/lab/tree/{START}",
-        f"--IdentityProvider.token={token}",
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0",
@@ -66,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     token = os.environ.get("MSGMODEL_LAB_TOKEN") or secrets.token_hex(24)
     url = f"http://127.0.0.1:{port}/lab/tree/{START}?token={token}"
     print(f"\n  The series (chapter 00): {url}\n", flush=True)
-    cmd = lab_command(port, token, browser=not args.no_browser)
-    os.execvp(cmd[0], cmd)
+    cmd = lab_command(port, browser=not args.no_browser)
+    os.execvpe(cmd[0], cmd, {**os.environ, "JUPYTER_TOKEN": token})
 
 
 if __name__ == "__main__":

@@ -1,16 +1,22 @@
-"""The exercise checker: every reference passes, every starter is a blank, hints come in steps, a crash is a hint."""
+"""The exercise checker: every key answer passes, every starter is a blank, hints come in steps, a crash is a hint.
+
+The reference solutions are the answer key of docs/teacher-guide.md (``tests/guide.py`` runs its
+blocks); the package holds none, and ``reveal`` reads the key from the checkout, from
+``MSGMODEL_KEY``, or says it is off (``MSGMODEL_REVEAL=off``) or not installed.
+"""
 
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 from typing import Any, TypedDict
 
 import pytest
+from guide import answer_key, chapter_exercises, key_answer
 
 from msgmodel.course.exercises import (
     Exercise,
     Verdict,
-    all_exercises,
     check,
     exercise,
     get,
@@ -38,7 +44,6 @@ EX = exercise(
         id="99.1",
         task="write is_even(n)",
         checker=_is_even_checker,
-        reference=_reference,
         hints=("what does n % 2 give?", "use the % operator"),
     )
 )
@@ -93,15 +98,52 @@ def test_unknown_ids_and_double_registration_are_refused() -> None:
     with pytest.raises(KeyError, match=r"no exercise '42\.9'"):
         get("42.9")
     with pytest.raises(ValueError, match="registered twice"):
-        exercise(Exercise(id="99.1", task="other", checker=_is_even_checker, reference=None))
+        exercise(Exercise(id="99.1", task="other", checker=_is_even_checker))
     assert exercise(EX) is EX  # the same registration again is harmless
 
 
-def test_reveal_shows_the_reference_source_only_when_confirmed() -> None:
-    assert reveal("99.1", confirm=True).startswith("def _reference(n: int) -> bool:")
+_KEY_99 = "def is_even(n):\n    return n % 2 == 0\n"
+
+
+def _key_file(tmp_path: Path) -> Path:
+    key = tmp_path / "teacher-guide.md"
+    key.write_text(f"# Key\n\n<!-- key: 99.1 -->\n```python\n{_KEY_99}```\n", encoding="utf-8")
+    return key
+
+
+def test_reveal_shows_the_key_block_only_when_confirmed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MSGMODEL_KEY", str(_key_file(tmp_path)))
+    monkeypatch.delenv("MSGMODEL_REVEAL", raising=False)
+    assert reveal("99.1", confirm=True) == _KEY_99
     hidden = reveal("99.1")
     assert "n % 2" not in hidden and "reveal('99.1', confirm=True)" in hidden
     assert repr(hidden) == str(hidden)  # shown in a notebook as text, not as a quoted string
+
+
+def test_reveal_in_a_class_says_it_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class's Hub sets MSGMODEL_REVEAL=off: no solution, even with a key at hand, and hint says so too."""
+    monkeypatch.setenv("MSGMODEL_KEY", str(_key_file(tmp_path)))
+    monkeypatch.setenv("MSGMODEL_REVEAL", "off")
+    for shown in (reveal("99.1", confirm=True), reveal("99.1"), hint("99.1", 3)):
+        assert "reveal is off in this class" in shown and "n % 2 == 0" not in shown
+    assert "confirm=True" not in hint("99.1", 3)
+
+
+def test_reveal_without_a_key_says_where_the_key_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class image or a plain pip install has no key: reveal names the guide instead of a solution."""
+    monkeypatch.setenv("MSGMODEL_KEY", str(tmp_path / "absent.md"))
+    monkeypatch.delenv("MSGMODEL_REVEAL", raising=False)
+    shown = reveal("99.1", confirm=True)
+    assert "no answer key is installed" in shown and "docs/teacher-guide.md" in shown and "MSGMODEL_KEY" in shown
+    other = tmp_path / "other.md"
+    other.write_text("<!-- key: 01.1 -->\n```python\nx = 1\n```\n", encoding="utf-8")
+    monkeypatch.setenv("MSGMODEL_KEY", str(other))
+    assert reveal("99.1", confirm=True).startswith(f"exercise 99.1: {other} has no key block for it.")
+
+
+def test_no_exercise_carries_a_solution() -> None:
+    """The registry holds checkers, starters and hints: no field that could hand a student the answer."""
+    assert [f for f in Exercise.__dataclass_fields__ if f not in ("id", "task", "checker", "starter", "hints")] == []
 
 
 def test_hints_come_in_steps_and_end_in_a_pointer_to_reveal() -> None:
@@ -111,9 +153,9 @@ def test_hints_come_in_steps_and_end_in_a_pointer_to_reveal() -> None:
     assert hint("99.1", 0).startswith("hint levels are 1 to 2")
 
 
-@pytest.mark.parametrize("ex", [e for e in all_exercises() if not e.id.startswith("99.")], ids=lambda e: e.id)
+@pytest.mark.parametrize("ex", chapter_exercises(), ids=lambda e: e.id)
 def test_every_chapter_exercise_is_consistent(ex: Exercise) -> None:
-    assert check(ex.id, ex.reference).passed, f"the reference of {ex.id} fails its own checker"
+    assert check(ex.id, key_answer(ex.id)).passed, f"the key's answer to {ex.id} fails its checker"
     assert is_placeholder(ex.starter), f"the starter of {ex.id} is code, not a blank"
     assert repr(check(ex.id, ex.starter)) == f"· exercise {ex.id}: not attempted yet. Task: {ex.task}"
     for wrong in _wrong_answers(ex):
@@ -123,30 +165,38 @@ def test_every_chapter_exercise_is_consistent(ex: Exercise) -> None:
         assert len(verdict.hint) > 20, f"{ex.id}: a wrong answer gets a real hint, got {verdict.hint!r}"
 
 
-def _solution_lines(ex: Exercise) -> list[str]:
-    """The lines of a reference that would give it away (its code, or the answer's repr)."""
-    ref = ex.reference
-    if callable(ref):
-        source = inspect.getsource(ref)
-        body = [line.strip() for line in source.splitlines()[1:]]
-        return [line for line in body if len(line) > 25 and not line.startswith(('"""', "#"))]
-    return [repr(ref)] if len(repr(ref)) > 3 else []
+def _solution_lines(ex_id: str) -> list[str]:
+    """The lines of a key block that would give it away (its code past the imports and the signature)."""
+    body = [line.strip() for line in answer_key()[ex_id].splitlines()]
+    lines = [s for s in body if not s.startswith(("from ", "import ", "def ", "class ", "#", '"""'))]
+    return [s for s in lines if len(s) > 25] or [s for s in lines if len(s) > 3]
 
 
-@pytest.mark.parametrize("ex", [e for e in all_exercises() if not e.id.startswith("99.")], ids=lambda e: e.id)
+@pytest.mark.parametrize("ex", chapter_exercises(), ids=lambda e: e.id)
 def test_every_exercise_has_graded_hints_and_a_confirmed_reveal(ex: Exercise) -> None:
     assert len(ex.hints) >= 2, f"{ex.id} needs at least two hints (a nudge, then a pointer to the API)"
     assert len(set(ex.hints)) == len(ex.hints) and all(len(h) > 40 for h in ex.hints)
     pointers = ("msgmodel.", "msgspec.", "typing.", "docs/", "decision diagram")
     assert any(p in " ".join(ex.hints[1:]) for p in pointers), f"{ex.id}: a later hint names the API to use"
     shown = [hint(ex.id, level) for level in range(1, len(ex.hints) + 2)] + [reveal(ex.id)]
-    for line in _solution_lines(ex):
+    lines = _solution_lines(ex.id)
+    assert lines, f"{ex.id}: no line of its key block to look for"
+    for line in lines:
         for text in shown:
             assert line not in text, f"{ex.id}: {text!r} gives away {line!r}"
     assert f"reveal({ex.id!r}, confirm=True)" in reveal(ex.id)
-    assert reveal(ex.id, confirm=True) == (
-        inspect.getsource(ex.reference) if callable(ex.reference) else repr(ex.reference)
-    )
+    assert reveal(ex.id, confirm=True) == answer_key()[ex.id]  # self-study: the checkout's key
+
+
+def test_no_key_line_is_in_the_package() -> None:
+    """No exercise module carries a line of a key block: the solutions left the package (issue 22)."""
+    sources = {m: inspect.getsource(inspect.getmodule(ex.checker)) for ex in chapter_exercises() if (m := ex.id[:2])}
+    for ex in chapter_exercises():
+        for line in _solution_lines(ex.id):
+            # A short line is a fragment a hint may name (`type: Literal["tool_result"]`) or data a closed
+            # question's checker must hold (`rejected = {0, 2}`); a long one is the solution's code.
+            if len(line) >= 40:
+                assert line not in sources[ex.id[:2]], f"ch{ex.id[:2]}.py holds a line of {ex.id}'s key: {line}"
 
 
 def test_the_three_unclear_specs_say_what_they_mean() -> None:
@@ -180,8 +230,8 @@ def _trust_keep(history: Any, keep: int) -> int:  # step 29's trust in the calle
 
 
 def _wrong_answers(ex: Exercise) -> list[object]:
-    """Answers that must get a ✗ with a hint: built from the reference, so they follow the exercises."""
-    ref = ex.reference
+    """Answers that must get a ✗ with a hint: built from the key's answer, so they follow the exercises."""
+    ref = key_answer(ex.id)
     first_tries: dict[str, list[object]] = {
         "01.3": [_trust_keep],
         "02.1": [_render_placeholders],
@@ -204,3 +254,42 @@ def _wrong_answers(ex: Exercise) -> list[object]:
         wrong.append(type(ref)(items[:-1]) if len(items) > 1 else type(ref)([*items, items[0]]))
     assert wrong, f"no wrong answer for {ex.id}"
     return wrong
+
+
+def test_each_unfaithful_renderer_loses_a_fact_on_the_case_its_hint_shows() -> None:
+    """05.2's checker names, per wrong renderer, the case it shows a student: the key's property must fail there."""
+    from msgmodel.course.exercises import ch05
+
+    faithful = key_answer("05.2")
+    assert callable(faithful)
+    cases = dict(ch05._PROPERTY_CASES)
+    for label, _what, render, case in ch05._WRONG:
+        assert faithful(list(cases[case]), render) is False, f"{label} is faithful on {case!r}"
+
+
+def test_sealed_closed_answers_judge_as_the_plain_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class image carries the closed questions' answers sealed: same verdicts and feedback, no answer readable."""
+    import json
+
+    from msgmodel.course.exercises import closed as closed_mod
+
+    plain = json.loads(closed_mod.PLAIN.read_text(encoding="utf-8"))
+    sealed = closed_mod.sealed_form(plain)
+    text = json.dumps(sealed)
+    for ex_id, items in plain.items():
+        for item, entry in items.items():
+            for value in entry["right"]:
+                assert json.dumps(value) not in text or len(value) < 4, f"{ex_id} {item}: {value!r} is readable"
+            for feedback in entry.get("feedback", {}).values():
+                assert feedback[:30] not in text
+    verdicts = {}
+    for mode in ("plain", "sealed"):
+        data = (plain, False) if mode == "plain" else (sealed, True)
+        monkeypatch.setattr(closed_mod, "_load", lambda data=data: data)
+        verdicts[mode] = {}
+        for ex_id in plain:
+            ex = get(ex_id)
+            assert check(ex_id, key_answer(ex_id)).passed, f"{mode}: the key fails {ex_id}"
+            verdicts[mode][ex_id] = [repr(check(ex_id, wrong)) for wrong in _wrong_answers(ex)]
+    assert verdicts["plain"] == verdicts["sealed"]
+    assert closed_mod.unseal(closed_mod.seal("why", "07.1", "a", "wait"), "07.1", "a", "now") is None

@@ -8,7 +8,6 @@ answer key of docs/teacher-guide.md pasted into its exercise cells (each ``check
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import re
@@ -87,11 +86,8 @@ def test_links_out_of_the_notebooks_folder_still_resolve() -> None:
 
 
 def _solution_texts() -> Iterator[tuple[str, str]]:
-    """Every exercise's reference solution (its source, or its repr for a data answer) and key block."""
+    """Every exercise's key block (what reveal(id, confirm=True) prints in self-study)."""
     for ex in chapter_exercises():
-        ref = ex.reference
-        text = inspect.getsource(ref) if callable(ref) else repr(ref)  # what reveal(id, confirm=True) prints
-        yield ex.id, text
         yield ex.id, answer_key()[ex.id]
 
 

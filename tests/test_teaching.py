@@ -114,3 +114,18 @@ def test_type_check_finds_this_checkout_of_msgmodel() -> None:
     from msgmodel.course import teaching
 
     assert (teaching._SOURCE_TREE / "msgmodel" / "core" / "message.py").is_file()
+
+
+def test_mypy_ini_names_the_source_tree_only_for_a_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installed msgmodel (a class image's site-packages) must not go on mypy_path: mypy refuses it.
+
+    The class test (make test-hub-real) found chapter 03's TypedDict check failing so in the image:
+    "…/site-packages is in the MYPYPATH. Please remove it."
+    """
+    from pathlib import Path
+
+    from msgmodel.course import teaching
+
+    assert f"mypy_path = {teaching._SOURCE_TREE}" in teaching.mypy_ini("strict = True")
+    monkeypatch.setattr(teaching, "_SOURCE_TREE", Path("/opt/class/venv/lib/python3.11/site-packages"))
+    assert teaching.mypy_ini("strict = True") == "[mypy]\nstrict = True\n"

@@ -10,7 +10,7 @@
 ``properties``  the Hypothesis strategy of chapter 05's live property
 ``knowledge``   the scanner that finds block knowledge copied outside the model
 ``synth``       synthetic sessions of any length, for measurements
-``exercises``   the exercises' checkers, hints and reference solutions
+``exercises``   the exercises' checkers and hints (the reference solutions are the teacher's answer key)
 ``legacy``      the exhibit: the any-typed code of steps 29–30, kept to be studied (``legacy.harness`` runs it)
 
 Nothing in the core (``msgmodel.core``) or the local API (``msgmodel.api``) imports this layer.

@@ -11,11 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -23,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from lab_server import running_lab
 
 pytestmark = pytest.mark.ui
 
@@ -33,54 +29,8 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 @pytest.fixture(scope="module")
 def make_lab() -> Iterator[tuple[str, str, str]]:
-    tmp = Path(tempfile.mkdtemp(prefix="msgmodel-lab-"))
-    env = dict(os.environ, MSGMODEL_LAB_TOKEN="uitesttoken")
-    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):
-        (tmp / var).mkdir()
-        env[var] = str(tmp / var)
-    port = _free_port()
-    log = (tmp / "lab.log").open("w+b")
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "scripts" / "lab.py"), "--port", str(port), "--no-browser"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-        cwd=tmp,  # not the repository: the served root must not depend on where make runs
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            if proc.poll() is not None:
-                raise RuntimeError(f"scripts/lab.py exited with {proc.returncode}: {log_text(log)}")
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token=uitesttoken", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.25)
-        else:
-            raise RuntimeError(f"jupyter lab did not start within 60 s: {log_text(log)}")
-        yield base, "uitesttoken", log_text(log)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def log_text(log: object) -> str:
-    log.flush()  # type: ignore[attr-defined]
-    log.seek(0)  # type: ignore[attr-defined]
-    return log.read().decode(errors="replace")  # type: ignore[attr-defined]
+    with running_lab("uitesttoken") as lab:
+        yield lab.base, lab.token, lab.output()
 
 
 def _get(url: str) -> int:

@@ -5,9 +5,11 @@ This package owns the checking of a learner's answers. Each chapter has a module
 calls ``check("01.1", answer)`` and sees either a pass or a helpful hint, never a
 traceback. Help comes in steps the learner asks for: ``hint("01.1")`` gives a nudge,
 ``hint("01.1", 2)`` points at the API to use, and ``reveal("01.1")`` only says how to confirm;
-``reveal("01.1", confirm=True)`` shows the reference solution (kept out of the notebooks). The
-test suite checks that each reference passes its own checker, each starter is a placeholder
-("not attempted yet") and a wrong answer gets a hint.
+``reveal("01.1", confirm=True)`` shows the reference solution. The reference solutions are not in
+this package: they are the answer key of the teacher's guide, which ``reveal`` reads from the
+checkout in self-study and which a class keeps from its students (``key`` says how). The test
+suite checks that each key block passes its checker, each starter is a placeholder ("not
+attempted yet") and a wrong answer gets a hint.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
+
+from msgmodel.course.exercises.key import KEY_ENV, key_path, load_key, reveal_is_off
 
 __all__ = [
     "Exercise",
@@ -40,8 +44,9 @@ Checker = Callable[[Any], "str | None"]
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: its id (``"01.1"``), its task, its checker, its reference answer, its hints.
+    """One exercise: its id (``"01.1"``), its task, its checker, its starter, its hints.
 
+    No reference solution: that is in the answer key (``msgmodel.course.exercises.key``).
     ``starter`` is what the notebook hands out: always a placeholder (``None``, ``...`` or a
     function whose body is ``...``), so a committed notebook shows "not attempted yet".
     ``hints`` are graded: the first a nudge, the next ones closer (the last names the API to use);
@@ -51,7 +56,6 @@ class Exercise:
     id: str
     task: str
     checker: Checker
-    reference: object
     starter: object = None
     hints: tuple[str, ...] = ()
 
@@ -187,6 +191,8 @@ def hint(exercise_id: str, level: int = 1) -> Help:
     if not isinstance(level, int) or isinstance(level, bool) or level < 1:
         return Help(f"hint levels are 1 to {n}: try hint({exercise_id!r}) first.")
     if level > n:
+        if reveal_is_off():
+            return Help(f"exercise {exercise_id} has {n} hints and you have seen them all. {_OFF}")
         return Help(
             f"exercise {exercise_id} has {n} hints and you have seen them all. "
             f"To see the reference solution: reveal({exercise_id!r}, confirm=True)."
@@ -195,25 +201,33 @@ def hint(exercise_id: str, level: int = 1) -> Help:
     return Help(f"hint {level} of {n} for exercise {exercise_id}: {ex.hints[level - 1]}{more}")
 
 
-def _solution_text(ref: object) -> str:
-    if callable(ref):  # a function or a class: its source
-        try:
-            return inspect.getsource(ref)
-        except (OSError, TypeError):
-            pass
-    return repr(ref)
+_OFF: Final = (
+    "reveal is off in this class: your teacher keeps the reference solutions for now. "
+    "Ask them, or read the checker's message again: check() says what is still wrong."
+)
 
 
 def reveal(exercise_id: str, confirm: bool = False) -> Help:
-    """The reference solution, but only with ``confirm=True``; without it, how to confirm.
+    """The reference solution (the exercise's block of the answer key), but only with ``confirm=True``.
 
-    The solution is source text when it is a function or class, its ``repr`` otherwise.
+    Without it, how to confirm. In a class with reveal off (``MSGMODEL_REVEAL=off``), says so; where
+    no key is installed (a class image, a plain ``pip install``), says where the key is.
     """
-    ex = get(exercise_id)
+    get(exercise_id)  # an unknown id is a KeyError naming the known ones, as for check and hint
+    if reveal_is_off():
+        return Help(f"exercise {exercise_id}: {_OFF}")
     if confirm is not True:
         return Help(
             f"exercise {exercise_id}: the solution stays hidden until you confirm. "
             f"Try the hints first: hint({exercise_id!r}) then hint({exercise_id!r}, 2). "
             f"To see it anyway: reveal({exercise_id!r}, confirm=True)."
         )
-    return Help(_solution_text(ex.reference))
+    path = key_path()
+    solution = load_key(path).get(exercise_id)
+    if solution is None:
+        where = f"{path} has no key block for it" if path else "no answer key is installed with this copy of msgmodel"
+        return Help(
+            f"exercise {exercise_id}: {where}. The key is the <!-- key: NN.k --> blocks of docs/teacher-guide.md "
+            f"in the repository; set {KEY_ENV} to that file to use it here."
+        )
+    return Help(solution)

@@ -5,7 +5,9 @@
 00.3  ``answer_calls(reply, run)``: build the user message that answers an assistant's tool calls.
 
 The conversations used by the checkers are built here with the constructors of
-``msgmodel.core.message``; ``PREDICT_CASES`` is imported by the notebook to show them.
+``msgmodel.core.message``; ``PREDICT_CASES`` is imported by the notebook to show them. Each
+checker compares with expected values written out per case (or, for 00.2, derived from
+``msgmodel.core.protocol.validate``); the reference solutions are in the answer key, not here.
 """
 
 from __future__ import annotations
@@ -26,14 +28,13 @@ from msgmodel.core.message import (
     tool_result_block,
     tool_result_msg,
     tool_results_of,
-    tool_uses_of,
     user_msg,
     user_text,
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
 
-__all__ = ["PREDICT_CASES", "PREDICT_MODEL", "answer_calls", "outcomes", "predictions"]
+__all__ = ["PREDICT_CASES", "PREDICT_MODEL"]
 
 PREDICT_MODEL: Final = "claude-sonnet-4-6"
 """The model the requests of exercise 00.2 name (the answer depends on the model only for prefill)."""
@@ -72,7 +73,7 @@ def _read(path: str, call_id: str) -> ToolUseBlock:
     return ToolUseBlock(id=call_id, name="read_file", input={"path": path})
 
 
-_OUTCOME_CASES: Final[list[tuple[str, list[Message]]]] = [
+_OUTCOME_CASES: Final[list[tuple[str, list[Message], dict[str, str]]]] = [
     (
         "one call, answered",
         [
@@ -81,10 +82,12 @@ _OUTCOME_CASES: Final[list[tuple[str, list[Message]]]] = [
             tool_result_msg([tool_result_block("toolu_01A", "[metadata]\nname = fetcher")]),
             assistant_msg([TextBlock("It names the package fetcher.")]),
         ],
+        {"toolu_01A": "ok"},
     ),
     (
         "no tool calls at all",
         [user_text("Hello"), assistant_msg([TextBlock("Hi! How can I help?")]), user_text("Just saying hi.")],
+        {},
     ),
     (
         "two parallel calls, results in the other order, one failed",
@@ -98,6 +101,7 @@ _OUTCOME_CASES: Final[list[tuple[str, list[Message]]]] = [
                 ]
             ),
         ],
+        {"toolu_02A": "ok", "toolu_02B": "failed"},
     ),
     (
         "two rounds calling the same tool; the last call not answered yet",
@@ -107,19 +111,10 @@ _OUTCOME_CASES: Final[list[tuple[str, list[Message]]]] = [
             tool_result_msg([tool_result_block("toolu_03A", "# fetcher")]),
             assistant_msg([TextBlock("Now the second file."), _read("setup.cfg", "toolu_03B")]),
         ],
+        {"toolu_03A": "ok", "toolu_03B": "pending"},
     ),
 ]
-
-
-def outcomes(history: list[Message]) -> dict[str, str]:
-    """Reference for 00.1: each ``tool_use`` id → ``"ok"``, ``"failed"`` or ``"pending"``."""
-    status: dict[str, str] = {}
-    for m in history:
-        for call in tool_uses_of(m):
-            status[call.id] = "pending"  # until a result says otherwise
-        for result in tool_results_of(m):
-            status[result.tool_use_id] = "failed" if result.is_error else "ok"
-    return status
+"""Each case: a label, a history, and what ``outcomes(history)`` must return for it."""
 
 
 def _outcomes_starter(history: list[Message]) -> None: ...  # your code here (the notebook's placeholder)
@@ -128,8 +123,7 @@ def _outcomes_starter(history: list[Message]) -> None: ...  # your code here (th
 def _check_outcomes(answer: Any) -> str | None:
     if not callable(answer):
         return "Pass the function itself: check('00.1', outcomes)."
-    for label, history in _OUTCOME_CASES:
-        expected = outcomes(history)
+    for label, history, expected in _OUTCOME_CASES:
         got = answer(list(history))
         if not isinstance(got, Mapping):
             return (
@@ -165,7 +159,6 @@ exercise(
         id="00.1",
         task="outcomes(history) -> {tool_use id: 'ok' | 'failed' | 'pending'}, using the readers",
         checker=_check_outcomes,
-        reference=outcomes,
         starter=_outcomes_starter,
         hints=(
             "Walk the history once, in order: a call is pending until a later message answers its id; the answer then"
@@ -215,12 +208,8 @@ def _api_status(case: list[Message]) -> tuple[int, str]:
     return (400, str(violations[0])) if violations else (200, "")
 
 
-def predictions() -> dict[str, int]:
-    """Reference for 00.2: the status the API answers for each case."""
-    return {k: _api_status(v)[0] for k, v in PREDICT_CASES.items()}
-
-
-_PREDICTIONS: Final = predictions()
+_PREDICTIONS: Final = {k: _api_status(v)[0] for k, v in PREDICT_CASES.items()}
+"""What the API answers each case, as the validator reads the rules (the checker's side of 00.2)."""
 _STARTER_PREDICTIONS: Final[dict[str, Any]] = {}  # the notebook's placeholder: nothing predicted yet
 
 
@@ -254,7 +243,6 @@ exercise(
         id="00.2",
         task="predict 200 or 400 for each request of PREDICT_CASES",
         checker=_check_predictions,
-        reference=_PREDICTIONS,
         starter=_STARTER_PREDICTIONS,
         hints=(
             "For each request, look for a tool_use whose tool_result is not in the very next message, and for a "
@@ -273,20 +261,6 @@ exercise(
 Runner = Callable[[str, dict[str, Any]], str]
 
 
-def answer_calls(reply: Message, run: Runner) -> Message | None:
-    """Reference for 00.3: the user message answering every tool call of ``reply`` (None if it has none)."""
-    calls = tool_uses_of(reply)
-    if not calls:
-        return None
-    results = []
-    for call in calls:
-        try:
-            results.append(tool_result_block(call.id, run(call.name, call.input)))
-        except Exception as e:
-            results.append(tool_result_block(call.id, str(e), is_error=True))
-    return tool_result_msg(results)
-
-
 def _answer_calls_starter(reply: Message, run: Runner) -> None: ...  # your code here (the notebook's placeholder)
 
 
@@ -303,16 +277,32 @@ def _fake_run(name: str, args: dict[str, Any]) -> str:
     return _FILES[path]
 
 
-_ANSWER_CASES: Final[list[tuple[str, Message]]] = [
-    ("one call", assistant_msg([_read("setup.cfg", "toolu_11A")])),
-    ("text, then a call", assistant_msg([TextBlock("Let me look."), _read("README.md", "toolu_12A")])),
-    ("two parallel calls", assistant_msg([_read("setup.cfg", "toolu_13A"), _read("README.md", "toolu_13B")])),
+_CFG: Final = _FILES["setup.cfg"]
+_README: Final = _FILES["README.md"]
+
+_ANSWER_CASES: Final[list[tuple[str, Message, list[ToolResultBlock] | None]]] = [
+    ("one call", assistant_msg([_read("setup.cfg", "toolu_11A")]), [tool_result_block("toolu_11A", _CFG)]),
+    (
+        "text, then a call",
+        assistant_msg([TextBlock("Let me look."), _read("README.md", "toolu_12A")]),
+        [tool_result_block("toolu_12A", _README)],
+    ),
+    (
+        "two parallel calls",
+        assistant_msg([_read("setup.cfg", "toolu_13A"), _read("README.md", "toolu_13B")]),
+        [tool_result_block("toolu_13A", _CFG), tool_result_block("toolu_13B", _README)],
+    ),
     (
         "a call whose tool raises",
         assistant_msg([_read("setup.cfg", "toolu_14A"), _read("main.py", "toolu_14B")]),
+        [
+            tool_result_block("toolu_14A", _CFG),
+            tool_result_block("toolu_14B", "no such file: `main.py`", is_error=True),
+        ],
     ),
-    ("no call at all", assistant_msg([TextBlock("setup.cfg names the package fetcher.")])),
+    ("no call at all", assistant_msg([TextBlock("setup.cfg names the package fetcher.")]), None),
 ]
+"""Each case: a label, the assistant's reply, and the results the answer must hold, in order (``None``: no answer)."""
 
 
 def _block_summary(b: object) -> str:
@@ -325,8 +315,7 @@ def _check_answer_calls(answer: Any) -> str | None:
     if not callable(answer):
         return "Pass the function itself: check('00.3', answer_calls)."
     question = user_text("Tell me about this project.")
-    for label, reply in _ANSWER_CASES:
-        expected = answer_calls(reply, _fake_run)
+    for label, reply, expected in _ANSWER_CASES:
         shown = f"\n  the reply: {_line(reply)}"
         try:
             got = answer(reply, _fake_run)
@@ -352,7 +341,7 @@ def _check_answer_calls(answer: Any) -> str | None:
         problems = validate([question, reply, got], model=PREDICT_MODEL)
         if problems:
             return f"case '{label}': the API would answer 400:\n    {problems[0]}{shown}\n  yours: {_line(got)}"
-        want = tool_results_of(expected)
+        want = expected
         have = tool_results_of(got)
         if len(have) != len(blocks_of(got)):
             return f"case '{label}': put only tool_result blocks in the answer; yours: {_line(got)}{shown}"
@@ -382,7 +371,6 @@ exercise(
         id="00.3",
         task="answer_calls(reply, run) -> the user message answering every tool_use of reply, or None",
         checker=_check_answer_calls,
-        reference=answer_calls,
         starter=_answer_calls_starter,
         hints=(
             "Every tool_use of the reply gets an answer, in the order of the calls, all in ONE user message; a tool "

@@ -10,7 +10,8 @@
 
 Histories are plain wire dicts (what ``msgmodel.course.legacy`` works on), built here with the
 constructors of ``msgmodel.core.message`` and ``to_api``. Every checker judges an answer by
-behaviour, against ``msgmodel.core.protocol.validate``. The slicing compactor of
+behaviour, against expected values written out per case or against ``msgmodel.core.protocol.validate``;
+the reference solutions are in the answer key, not here. The slicing compactor of
 ``msgmodel.course.legacy.compact29`` is not imported (nothing outside ``legacy`` may): its one line,
 ``[summary, *history[-keep:]]``, is ``_sliced`` below.
 """
@@ -38,7 +39,7 @@ from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.synth import synth_session
 
-__all__ = ["CHOICES", "EXERCISE_KEEP", "exercise_history", "first_clean_start", "smallest_safe_keep"]
+__all__ = ["CHOICES", "EXERCISE_KEEP", "exercise_history"]
 
 Wire = list[dict[str, Any]]
 
@@ -148,21 +149,6 @@ def _render(history: Wire) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def first_clean_start(history: list[dict[str, Any]]) -> int | None:
-    """The index of the first user message that answers no tool call; ``None`` if there is none.
-
-    Written on raw dicts, as the exercise asks, and so it is one more private copy of the
-    message's shape, just like step 29's. With the authority of chapter 04 it reads:
-    ``next((i for i, m in enumerate(from_api(history)) if is_clean_user_start(m)), None)``.
-    """
-    for i, m in enumerate(history):
-        content = m["content"]
-        blocks = content if isinstance(content, list) else []  # content is a string or a list of blocks
-        if m["role"] == "user" and not any(b.get("type") == "tool_result" for b in blocks):
-            return i
-    return None
-
-
 def _first_clean_start_starter(history: list[dict[str, Any]]) -> int | None: ...  # your code here
 
 
@@ -215,7 +201,6 @@ exercise(
         id="01.1",
         task="first_clean_start(history): index of the first user message that answers no tool call, else None",
         checker=_check_first_clean_start,
-        reference=first_clean_start,
         starter=_first_clean_start_starter,
         hints=(
             "A user message holds either a prompt or the answers to tool calls, and only a prompt may open a window. "
@@ -253,7 +238,6 @@ exercise(
         id="01.2",
         task="predict the API's answer to [summary, *exercise_history()[-7:]]: one letter of CHOICES",
         checker=_check_prediction,
-        reference="C",
         starter=None,
         hints=(
             "Write out the 7 messages the slice keeps, put the summary in front, and number the request's messages "
@@ -269,26 +253,6 @@ exercise(
 # ---------------------------------------------------------------------------------------
 # 01.3 smallest_safe_keep
 # ---------------------------------------------------------------------------------------
-
-
-def smallest_safe_keep(history: list[dict[str, Any]], keep: int) -> int:
-    """The smallest ``k >= keep`` whose slice ``history[-k:]`` does not start on a tool answer.
-
-    Moving the cut *back* (keeping more) until the window starts on anything but a user
-    message holding ``tool_result`` blocks; in a valid history that is enough: the answered
-    ``tool_use`` is then kept too. When ``keep >= len(history)`` nothing is summarized, so
-    ``keep`` comes back unchanged. Written on raw dicts, as the exercise asks; with the
-    authority the test is ``is_tool_result_message(from_api(history)[-k])``.
-    """
-
-    def answers_a_tool(m: dict[str, Any]) -> bool:
-        content = m["content"]
-        return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
-
-    k = keep
-    while k < len(history) and answers_a_tool(history[-k]):
-        k += 1
-    return k
 
 
 def _smallest_safe_keep_starter(history: list[dict[str, Any]], keep: int) -> int: ...  # type: ignore[empty-body]  # your code here
@@ -338,7 +302,6 @@ exercise(
             "nothing is cut and k is returned"
         ),
         checker=_check_smallest_safe_keep,
-        reference=smallest_safe_keep,
         starter=_smallest_safe_keep_starter,
         hints=(
             "Keeping more messages moves the cut back. Which first message makes a window unsafe? Look at history[-k].",

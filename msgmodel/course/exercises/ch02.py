@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final, cast
 
@@ -30,6 +29,7 @@ from msgmodel.core.message import (
     user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.exercises.closed import closed
 
 __all__ = ["HAND_BUILT", "QUIZ_HISTORY", "QUIZ_QUESTIONS"]
 
@@ -125,32 +125,6 @@ def _check_render(answer: object) -> str | None:
 def _render_starter(b: dict[str, Any]) -> str: ...  # type: ignore[empty-body]  # your code here
 
 
-def _render_reference(b: dict[str, Any]) -> str:
-    """One block dict as a summarizer should read it (the choices ``msgmodel.block_to_text`` makes).
-
-    Keep the tool's name and arguments, a result's text whether its content is a string or a
-    list of blocks, the failure flag, and a label for kinds the text cannot show; mark every
-    cut with "…". In the real code, decode the dict and call ``block_to_text``: a hand-written
-    renderer like this one is one more copy of "what a block looks like" to keep in step.
-    """
-
-    def cut(text: str, limit: int) -> str:
-        return text if len(text) <= limit else text[:limit] + "…"
-
-    kind = b.get("type")
-    if kind == "text":
-        return str(b.get("text", ""))
-    if kind == "tool_use":
-        return f"[call {b.get('name')}({cut(json.dumps(b.get('input', {})), 200)})]"
-    if kind == "tool_result":
-        content = b.get("content", "")
-        if not isinstance(content, str):  # a list of blocks: show each one's text, or label it
-            content = "\n".join(str(part.get("text", f"[{part.get('type')}]")) for part in content)
-        failed = " (failed)" if b.get("is_error") else ""
-        return f"[result{failed}: {cut(content, 500)}]"
-    return f"[{kind}]"  # an image, a document, a kind we do not know: say it was there
-
-
 exercise(
     Exercise(
         id="02.1",
@@ -160,7 +134,6 @@ exercise(
             "any other kind as a label naming its type."
         ),
         checker=_check_render,
-        reference=_render_reference,
         starter=_render_starter,
         hints=(
             "Ask what a summarizer still needs after reading your line: which tool, with what arguments, what came "
@@ -198,24 +171,6 @@ QUIZ_QUESTIONS: Final[dict[str, str]] = {
     "E": "How many lines long is tests/test_app.py?",
 }
 
-_QUIZ_ANSWERABLE: Final = frozenset({"A", "D"})
-_QUIZ_WHY: Final[dict[str, str]] = {
-    "A": "A is answerable: copy #2 renders every call as [call name(args)], so both paths are in the transcript.",
-    "B": (
-        "B is not answerable: the grep result was a *list* of text blocks, and copy #2 renders a non-string "
-        "result as '[result: ]'. It even looks like grep found nothing, though it found two lines."
-    ),
-    "C": (
-        "C is not answerable: copy #2 never renders is_error, so a failed result reads like a success. "
-        "The text may sound like a failure, but the flag itself is gone."
-    ),
-    "D": "D is answerable: the user's text goes through unchanged.",
-    "E": (
-        "E is not answerable: tests/test_app.py is longer than 500 characters, and copy #2 cuts at 500 with no mark, "
-        "so counting the lines in the transcript gives a wrong number (transcript_of would end the cut with '…')."
-    ),
-}
-
 
 def _check_quiz(answer: object) -> str | None:
     if isinstance(answer, str):
@@ -226,10 +181,11 @@ def _check_quiz(answer: object) -> str | None:
     unknown = sorted(letters - set(QUIZ_QUESTIONS))
     if unknown:
         return f"there is no question {', '.join(unknown)}; the letters are {', '.join(QUIZ_QUESTIONS)}."
-    for letter in sorted(_QUIZ_ANSWERABLE - letters):
-        return f"you left out {letter}. {_QUIZ_WHY[letter]}"
-    for letter in sorted(letters - _QUIZ_ANSWERABLE):
-        return f"you chose {letter}. {_QUIZ_WHY[letter]}"
+    answers = closed("02.2")
+    given = {letter: "chosen" if letter in letters else "left out" for letter in QUIZ_QUESTIONS}
+    wrong = [letter for letter in QUIZ_QUESTIONS if not answers.is_right(letter, given[letter])]
+    for letter in sorted(wrong, key=lambda letter: (given[letter] == "chosen", letter)):  # left out first
+        return answers.feedback(letter, given[letter]) or f"look again at {letter}."
     return None
 
 
@@ -241,7 +197,6 @@ exercise(
             "alone? Answer with a set of letters."
         ),
         checker=_check_quiz,
-        reference=set(_QUIZ_ANSWERABLE),
         starter=None,
         hints=(
             "Answer each question from the transcript text alone, as the summarizer would, not from the history you "
@@ -339,7 +294,6 @@ exercise(
         id="02.3",
         task="Which blocks of HAND_BUILT does the API refuse? Answer with the set of their indices.",
         checker=_check_refused,
-        reference={0, 2},
         starter=None,
         hints=(
             "Compare each hand-built dict, key by key, with a tool_result as the API defines it: type, tool_use_id, "

@@ -10,9 +10,6 @@
   ``CLASSIFY_LINES`` holds.
 """
 
-# No ``from __future__ import annotations`` here: ``ToolResultParam`` below must keep evaluated
-# annotations, or ``typing.NotRequired`` would be invisible to ``TypedDict`` at run time.
-
 import itertools
 import re
 import tempfile
@@ -20,12 +17,14 @@ import types
 import typing
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final, Literal, NotRequired, TypedDict
+from typing import Any, Final, Literal, TypedDict
 
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.exercises.closed import closed
 from msgmodel.course.knowledge import PIECES
+from msgmodel.course.teaching import mypy_ini
 
-__all__ = ["CLASSIFY_LINES", "COPIES_SNIPPET", "ToolResultParam"]
+__all__ = ["CLASSIFY_LINES", "COPIES_SNIPPET"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -62,36 +61,7 @@ def count_results(history):
 '''
 """Seven small functions on wire dicts (and two on ``Message``); three hold a copy."""
 
-_COPIES: Final = ("answered_ids", "is_result_turn", "label")
 _FUNCTIONS: Final = tuple(re.findall(r"^def (\w+)", COPIES_SNIPPET, re.M))
-
-_MISSED: Final[Mapping[str, str]] = {
-    "is_result_turn": (
-        'you missed `is_result_turn`: it compares `b.get("type")` with "tool_result", the textbook copy.'
-    ),
-    "answered_ids": (
-        'you missed `answered_ids`: `"tool_use_id" in b` recognises a tool result by a field only tool '
-        'results have. Same knowledge, different spelling (a grep for "tool_result" misses it too).'
-    ),
-    "label": (
-        'you missed `label`: `kind in ("tool_result", ...)` is still a test for a tool result; '
-        "membership in a tuple is one more way to spell it."
-    ),
-}
-_WRONGLY_INCLUDED: Final[Mapping[str, str]] = {
-    "needs_answer": "`needs_answer` looks for `tool_use` blocks (the calls), not `tool_result` (the answers).",
-    "error_result": (
-        "`error_result` *builds* a tool result; it never asks whether a block is one. That is a different "
-        "piece of knowledge (how to build a block), and a copy of it, but not of this one."
-    ),
-    "safe_start": (
-        "`safe_start` asks the authority, `is_tool_result_message`. Calling a reader is not a copy: it is the cure."
-    ),
-    "count_results": (
-        '`count_results` says "tool_result" only in its docstring and calls the reader `tool_results_of`: '
-        "no copy. (This is why a text search overcounts.)"
-    ),
-}
 
 
 def _as_names(answer: object) -> list[str] | str:
@@ -112,28 +82,21 @@ def _check_copies(answer: object) -> str | None:
     if unknown:
         return f"{unknown[0]!r} is not a function of the snippet (its functions: {', '.join(_FUNCTIONS)})."
     chosen = set(names)
+    answers = closed("03.1")
+    given = {name: "chosen" if name in chosen else "left out" for name in _FUNCTIONS}
     for name in _FUNCTIONS:  # in source order, so the hint follows the reading
-        if name in chosen and name not in _COPIES:
-            return _WRONGLY_INCLUDED[name]
-    missed = [n for n in _FUNCTIONS if n in _COPIES and n not in chosen]
+        if given[name] == "chosen" and not answers.is_right(name, "chosen"):
+            return answers.feedback(name, "chosen") or f"`{name}` holds no copy."
+    copies = [name for name in _FUNCTIONS if answers.is_right(name, "chosen")]
+    missed = [name for name in copies if given[name] == "left out"]
     if missed:
-        found = len(_COPIES) - len(missed)
-        return f"{found} of {len(_COPIES)} found; {_MISSED[missed[0]]}"
+        return f"{len(copies) - len(missed)} of {len(copies)} found; {answers.feedback(missed[0], 'left out')}"
     return None
 
 
 # ---------------------------------------------------------------------------------------
 # 03.2: a TypedDict that makes mypy reject the slip
 # ---------------------------------------------------------------------------------------
-
-
-class ToolResultParam(TypedDict):
-    """A ``tool_result`` block as the API takes it: the reference answer of 03.2."""
-
-    type: Literal["tool_result"]
-    tool_use_id: str
-    content: NotRequired[str | list[dict[str, Any]]]
-    is_error: NotRequired[bool]
 
 
 class _Starter(TypedDict):
@@ -264,9 +227,8 @@ def _run_mypy(source: str) -> list[tuple[int, str]]:
 
     if _scratch is None:
         _scratch = tempfile.TemporaryDirectory(prefix="msgmodel-ch03-")
-        # The answer may use msgmodel's types; an editable install hides them from mypy, the source tree does not.
-        package_parent = Path(__file__).resolve().parents[2]
-        (Path(_scratch.name) / "mypy.ini").write_text(f"[mypy]\nmypy_path = {package_parent}\n", encoding="utf-8")
+        # The answer may use msgmodel's types: mypy_ini says where mypy finds them, checkout or installed.
+        (Path(_scratch.name) / "mypy.ini").write_text(mypy_ini(), encoding="utf-8")
     folder = Path(_scratch.name)
     path = folder / f"answer_{next(_counter)}.py"  # a new module each time: the cache never goes stale
     path.write_text(source, encoding="utf-8")
@@ -333,15 +295,6 @@ CLASSIFY_LINES: Final[Mapping[str, str]] = {
 }
 """Seven lines from dict-based agent code; each holds exactly one piece of ``PIECES``."""
 
-_CLASSIFIED: Final[Mapping[str, str]] = {
-    "A": "find tool calls",
-    "B": "read text",
-    "C": "build a block",
-    "D": "build a message",
-    "E": "dispatch on the kind",
-    "F": "walk a message",
-    "G": "tell a tool result",
-}
 _STARTER_03_3: Final[dict[str, str | None]] = {}  # the blank the notebook hands out
 
 
@@ -358,7 +311,8 @@ def _check_classification(answer: object) -> str | None:
         given = answer[key]
         if given not in PIECES:
             return f"line {key}: {given!r} is not a piece of knowledge; choose one of: {', '.join(PIECES)}."
-    wrong = [k for k in CLASSIFY_LINES if answer[k] != _CLASSIFIED[k]]
+    answers = closed("03.3")
+    wrong = [k for k in CLASSIFY_LINES if not answers.is_right(k, str(answer[k]))]
     if wrong:
         k = wrong[0]
         right = len(CLASSIFY_LINES) - len(wrong)
@@ -381,10 +335,6 @@ def _hint_without_answer(key: str) -> str:
     }[key]
 
 
-def _reference_03_3() -> dict[str, str]:
-    return dict(_CLASSIFIED)
-
-
 # ---------------------------------------------------------------------------------------
 # Registration
 # ---------------------------------------------------------------------------------------
@@ -394,7 +344,6 @@ exercise(
         id="03.1",
         task='List the functions of COPIES_SNIPPET that carry their own copy of "is this block a tool result?".',
         checker=_check_copies,
-        reference=list(_COPIES),
         starter=[],
         hints=(
             "Read each function and ask: does it decide by itself whether a block is a tool result, or does it ask "
@@ -410,7 +359,6 @@ exercise(
         id="03.2",
         task="Write a TypedDict for a tool_result block that makes mypy reject the toolUseId slip.",
         checker=_check_typeddict,
-        reference=ToolResultParam,
         starter=_Starter,
         hints=(
             "mypy can reject a misspelled key only if the dict's type lists the keys it allows. Which keys does a "
@@ -425,7 +373,6 @@ exercise(
         id="03.3",
         task="Name the piece of knowledge (one of msgmodel.course.knowledge.PIECES) each line of CLASSIFY_LINES holds.",
         checker=_check_classification,
-        reference=_reference_03_3(),
         starter=_STARTER_03_3,
         hints=(
             "For each line, ask what it must know about a block or a message: how to find it, how to read it, how to "

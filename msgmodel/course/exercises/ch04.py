@@ -8,9 +8,9 @@
 
 Every checker judges behaviour on several cases (including the tricky ones: string content,
 tool_result messages, server-side tool calls, nested tool_result content) and names the case
-an answer got wrong. The expected values come from the authority itself (``tool_uses_of``,
-the blocks' ``type``/``kind``, ``from_json``), so the exercises follow ``message.py`` if it
-changes.
+an answer got wrong. The expected values of 04.1 and 04.2 are written out with each case; 04.3's
+comes from ``from_json`` itself, so it follows ``message.py`` if that changes. The reference
+solutions are in the answer key, not here.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import ast
 import inspect
 import textwrap
 from collections.abc import Callable
-from typing import Any, Final, assert_never
+from typing import Any, Final
 
 from msgmodel.core.message import (
     ContentBlock,
@@ -28,7 +28,6 @@ from msgmodel.core.message import (
     OpaqueBlock,
     TextBlock,
     ThinkingBlock,
-    ToolResultBlock,
     ToolUseBlock,
     assistant_msg,
     assistant_text,
@@ -38,12 +37,11 @@ from msgmodel.core.message import (
     text_of,
     tool_result_block,
     tool_result_msg,
-    tool_uses_of,
     user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
 
-__all__ = ["BAD_SESSION", "count_kinds", "tool_names_of"]
+__all__ = ["BAD_SESSION"]
 
 
 def _source_tree(fn: Callable[..., Any]) -> ast.AST | None:
@@ -77,11 +75,6 @@ def _show(messages: list[Message]) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def tool_names_of(messages: list[Message]) -> list[str]:
-    """The names of the client tools the assistant called, in order, one entry per call."""
-    return [call.name for m in messages for call in tool_uses_of(m)]
-
-
 def _tool_names_of_starter(messages: list[Message]) -> None: ...  # your code here
 
 
@@ -89,7 +82,8 @@ def _call(call_id: str, name: str, **args: Any) -> ToolUseBlock:
     return ToolUseBlock(id=call_id, name=name, input=args)
 
 
-def _names_cases() -> list[tuple[str, list[Message]]]:
+def _names_cases() -> list[tuple[str, list[Message], list[str]]]:
+    """Each case: a label, a history, and the names ``tool_names_of`` must return for it."""
     grep = _call("toolu_01A", "grep", pattern="retries", path="src/config.py")
     read = _call("toolu_01B", "read_file", path="src/settings.py")
     again = _call("toolu_01C", "read_file", path="src/app.py")
@@ -108,6 +102,7 @@ def _names_cases() -> list[tuple[str, list[Message]]]:
                 ),
                 assistant_msg([TextBlock("Three.")]),
             ],
+            ["grep", "read_file"],
         ),
         (
             "the same tool called in two turns (keep one name per call, duplicates included)",
@@ -119,13 +114,15 @@ def _names_cases() -> list[tuple[str, list[Message]]]:
                 tool_result_msg([tool_result_block("toolu_01A", "src/config.py:5: ...")]),
                 assistant_msg([again]),
             ],
+            ["read_file", "grep", "read_file"],
         ),
         (
             "a server-side web search (an OpaqueBlock `server_tool_use`: the API ran it, not your client)",
             [user_text("Search the web."), assistant_msg([web, TextBlock("Found it.")])],
+            [],
         ),
-        ("plain text only (string content everywhere)", [user_text("hi"), assistant_text("hello")]),
-        ("no messages at all", []),
+        ("plain text only (string content everywhere)", [user_text("hi"), assistant_text("hello")], []),
+        ("no messages at all", [], []),
     ]
 
 
@@ -145,8 +142,7 @@ def _uses_only_readers(fn: Callable[..., Any]) -> str | None:
 def _check_tool_names_of(fn: Any) -> str | None:
     if not callable(fn):
         return f"give the function itself (tool_names_of), not {fn!r}."
-    for label, messages in _names_cases():
-        expected = tool_names_of(messages)
+    for label, messages, expected in _names_cases():
         got = fn(list(messages))
         if not isinstance(got, list):
             return f"return a list of names (list[str]), got {got!r} for {label}."
@@ -170,7 +166,6 @@ exercise(
         id="04.1",
         task="tool_names_of(messages): names of the tools called, in order, one per call; only readers, no .content",
         checker=_check_tool_names_of,
-        reference=tool_names_of,
         starter=_tool_names_of_starter,
         hints=(
             "One name per call, in order. A message can hold several calls; string content and tool results hold "
@@ -187,29 +182,14 @@ exercise(
 # ---------------------------------------------------------------------------------------
 
 
-def count_kinds(blocks: list[ContentBlock]) -> dict[str, int]:
-    """How many blocks of each wire kind the list holds (top level only; an OpaqueBlock by its ``kind``)."""
-    counts: dict[str, int] = {}
-    for b in blocks:
-        kind: str
-        match b:
-            case TextBlock() | ThinkingBlock() | ToolUseBlock() | ToolResultBlock():
-                kind = b.type
-            case OpaqueBlock():
-                kind = b.kind
-            case _:
-                assert_never(b)
-        counts[kind] = counts.get(kind, 0) + 1
-    return counts
-
-
 def _count_kinds_starter(blocks: list[ContentBlock]) -> dict[str, int]: ...  # type: ignore[empty-body]  # your code here
 
 
 _IMAGE: Final = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
 
 
-def _kinds_cases() -> list[tuple[str, list[ContentBlock]]]:
+def _kinds_cases() -> list[tuple[str, list[ContentBlock], dict[str, int]]]:
+    """Each case: a label, a content list, and the counts ``count_kinds`` must return for it."""
     nested = tool_result_block("toolu_01A", [TextBlock("line 1"), TextBlock("line 2"), OpaqueBlock(_IMAGE)])
     return [
         (
@@ -221,8 +201,9 @@ def _kinds_cases() -> list[tuple[str, list[ContentBlock]]]:
                 tool_result_block("toolu_01A", "3 matches"),
                 OpaqueBlock(_IMAGE),
             ],
+            {"text": 1, "thinking": 1, "tool_use": 1, "tool_result": 1, "image": 1},
         ),
-        ("three text blocks", [TextBlock("a"), TextBlock("b"), TextBlock("c")]),
+        ("three text blocks", [TextBlock("a"), TextBlock("b"), TextBlock("c")], {"text": 3}),
         (
             "three opaque blocks of two wire kinds",
             [
@@ -230,9 +211,10 @@ def _kinds_cases() -> list[tuple[str, list[ContentBlock]]]:
                 OpaqueBlock(_IMAGE),
                 OpaqueBlock({"type": "redacted_thinking", "data": "Eo0CCkYI"}),
             ],
+            {"redacted_thinking": 2, "image": 1},
         ),
-        ("a tool_result whose content is a list of blocks (count the top level only)", [nested]),
-        ("an empty list", []),
+        ("a tool_result whose content is a list of blocks (count the top level only)", [nested], {"tool_result": 1}),
+        ("an empty list", [], {}),
     ]
 
 
@@ -250,8 +232,7 @@ def _has_match(fn: Callable[..., Any]) -> str | None:
 def _check_count_kinds(fn: Any) -> str | None:
     if not callable(fn):
         return f"give the function itself (count_kinds), not {fn!r}."
-    for label, blocks in _kinds_cases():
-        expected = count_kinds(blocks)
+    for label, blocks, expected in _kinds_cases():
         got = fn(list(blocks))
         if not isinstance(got, dict):
             return f"return a dict (kind → count), got {got!r} for {label}."
@@ -274,7 +255,6 @@ exercise(
         id="04.2",
         task="count_kinds(blocks): blocks per wire kind as a match over ContentBlock (OpaqueBlock by its kind)",
         checker=_check_count_kinds,
-        reference=count_kinds,
         starter=_count_kinds_starter,
         hints=(
             "Every block is one of five classes. Four carry their wire kind in .type; the fifth keeps the kind it was"
@@ -355,7 +335,6 @@ exercise(
             "the innermost field the decoder could not read (a message without role gives $[0].role)"
         ),
         checker=_check_path,
-        reference="$[2].content[0].content[1].type",
         starter=...,
         hints=(
             'Find the block that has no "type": the decoder needs it before it can choose a class. Indices count from'

@@ -32,7 +32,6 @@ from msgmodel.core.message import (
     message_to_text,
     tool_result_block,
     tool_result_msg,
-    tool_results_of,
     tool_uses_of,
     transcript_of,
     user_msg,
@@ -42,7 +41,7 @@ from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.synth import synth_session
 
-__all__ = ["LONG_LOOP", "REPAIR_PUZZLE", "faithful", "long_loop_history", "predicted_kinds", "regression"]
+__all__ = ["LONG_LOOP", "REPAIR_PUZZLE", "long_loop_history"]
 
 Compactor = Callable[..., list[Message]]
 Impl = Callable[[Sequence[Message], int, Summarizer], list[Message]]
@@ -93,15 +92,6 @@ def long_loop_history() -> list[Message]:
 
 LONG_LOOP: Final[list[Message]] = long_loop_history()
 """The history of exercise 05.1 (15 messages; clean user starts at 0 and 4 only)."""
-
-
-def regression(compact_fn: Compactor) -> None:
-    """Reference for 05.1: for every window size, the last ``k`` messages come back unchanged, at the end."""
-    history = LONG_LOOP
-    for k in range(1, len(history) + 1):  # every window size: a boundary bug hides at some of them
-        out = compact_fn(history, keep_recent=k, summarize=lambda transcript: "The earlier part.")
-        assert validate(out) == [], f"keep_recent={k}: the API would answer 400: {validate(out)[0]}"
-        assert out[-k:] == history[-k:], f"keep_recent={k}: the last {k} messages did not survive compaction"
 
 
 def _regression_starter(compact_fn: Compactor) -> None: ...  # your code here
@@ -234,7 +224,6 @@ exercise(
         id="05.1",
         task="regression(compact_fn): fail with AssertionError if compact_fn ever drops the last keep_recent messages",
         checker=_check_regression,
-        reference=regression,
         starter=_regression_starter,
         hints=(
             "The forward cut and the off-by-one show at some window sizes only: try every keep_recent from 1 to "
@@ -252,18 +241,6 @@ exercise(
 # ---------------------------------------------------------------------------------------
 
 Renderer = Callable[[list[Message]], str]
-
-
-def faithful(history: list[Message], render: Renderer) -> bool:
-    """Reference for 05.2: every tool block shows in the text exactly as ``block_to_text`` renders it.
-
-    That is each call with its name and input, and each result with its output and, when it
-    failed, the ``(failed)`` marker.
-    """
-    text = render(history)
-    calls = [block_to_text(u) for m in history for u in tool_uses_of(m)]
-    results = [block_to_text(r) for m in history for r in tool_results_of(m)]
-    return all(shown in text for shown in calls + results)
 
 
 def _faithful_starter(history: list[Message], render: Renderer) -> bool:  # type: ignore[empty-body]
@@ -353,12 +330,23 @@ _RIGHT: Final[list[tuple[str, Renderer]]] = [
     ("transcript_of", transcript_of),
     ("a transcript without role labels", _bare),
 ]
-_WRONG: Final[list[tuple[str, str, Renderer]]] = [
-    ("the step-30 renderer", "every tool block becomes (tool call)", _placeholders),
-    ("copy #2 of block_to_text", "a failed result reads like a success: no (failed)", _no_failure_marker),
-    ("a renderer that keeps one call per message", "parallel calls after the first vanish", _first_call_only),
-    ("a renderer that drops the calls' input", "[call read_file(…)]: which file?", _names_only),
+_WRONG: Final[list[tuple[str, str, Renderer, str]]] = [
+    ("the step-30 renderer", "every tool block becomes (tool call)", _placeholders, _PROPERTY_CASES[0][0]),
+    (
+        "copy #2 of block_to_text",
+        "a failed result reads like a success: no (failed)",
+        _no_failure_marker,
+        _PROPERTY_CASES[0][0],
+    ),
+    (
+        "a renderer that keeps one call per message",
+        "parallel calls after the first vanish",
+        _first_call_only,
+        _PROPERTY_CASES[1][0],
+    ),
+    ("a renderer that drops the calls' input", "[call read_file(…)]: which file?", _names_only, _PROPERTY_CASES[0][0]),
 ]
+"""Renderers a faithful property must reject: a label, what it loses, the renderer, a case on which it loses it."""
 
 
 def _check_faithful(answer: Any) -> str | None:
@@ -374,9 +362,9 @@ def _check_faithful(answer: Any) -> str | None:
                     f"your property says {label} is not faithful on the case '{case}', but it shows every call and "
                     f"every failure. Its text begins:\n{render(list(history))[:400]}"
                 )
-    for label, what, render in _WRONG:
+    for label, what, render, case in _WRONG:
         if not any(answer(list(history), render) is False for _, history in _PROPERTY_CASES):
-            case, history = next((c, h) for c, h in _PROPERTY_CASES if not faithful(h, render))
+            history = dict(_PROPERTY_CASES)[case]
             return (
                 f"your property accepted {label} ({what}) on every case. On '{case}':\n{_render(history)}\n"
                 f"it renders:\n{render(list(history))[:500]}\n"
@@ -391,7 +379,6 @@ exercise(
         id="05.2",
         task="faithful(history, render) -> bool: does render(history) show each call with its input, each failure?",
         checker=_check_faithful,
-        reference=faithful,
         starter=_faithful_starter,
         hints=(
             "Faithful means every call shows with its input, every result with its output, and a failure says so. "
@@ -422,9 +409,6 @@ REPAIR_PUZZLE: Final[list[Message]] = [
     assistant_msg([_read("toolu_04", "tests/test_app.py")]),
 ]
 """A broken history: ``repair(REPAIR_PUZZLE)`` makes three changes."""
-
-predicted_kinds: Final[list[str]] = [n.kind for n in repair(REPAIR_PUZZLE)[1]]
-"""Reference for 05.3."""
 
 _KINDS: Final = frozenset(typing.get_args(RepairKind))
 
@@ -463,7 +447,6 @@ exercise(
         id="05.3",
         task="predict the RepairNote kinds repair(REPAIR_PUZZLE) reports, in order",
         checker=_check_prediction,
-        reference=predicted_kinds,
         starter=...,
         hints=(
             "Read REPAIR_PUZZLE message by message and list what is wrong with its tool pairing, in the order repair "

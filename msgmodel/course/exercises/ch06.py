@@ -23,8 +23,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import msgspec
-
 from msgmodel.core.message import (
     Message,
     OpaqueBlock,
@@ -33,7 +31,6 @@ from msgmodel.core.message import (
     ToolResultBlock,
     ToolUseBlock,
     assistant_msg,
-    assistant_text,
     blocks_of,
     is_plain_text,
     text_of,
@@ -48,7 +45,7 @@ from msgmodel.core.message import (
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
 
-__all__ = ["DRILL", "QUIZ", "DrillItem", "QuizItem", "pairs_of", "prediction_cases", "rename_in_text"]
+__all__ = ["DRILL", "QUIZ", "DrillItem", "QuizItem", "prediction_cases"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -166,12 +163,6 @@ QUIZ: Final[tuple[QuizItem, ...]] = (
 Pair = tuple[ToolUseBlock, ToolResultBlock | None]
 
 
-def pairs_of(messages: Sequence[Message]) -> list[Pair]:
-    """Reference for 06.1: every tool call, in order, with the result answering it (or ``None``)."""
-    results = {r.tool_use_id: r for m in messages for r in tool_results_of(m)}
-    return [(call, results.get(call.id)) for m in messages for call in tool_uses_of(m)]
-
-
 def _pairs_starter(messages: Any) -> Any: ...  # your code here
 
 
@@ -190,7 +181,11 @@ def _read(call_id: str, path: str) -> ToolUseBlock:
     return ToolUseBlock(id=call_id, name="read_file", input={"path": path})
 
 
-def _pairs_cases() -> list[tuple[str, list[Message]]]:
+_Ids = list[tuple[str, str | None]]
+
+
+def _pairs_cases() -> list[tuple[str, list[Message], _Ids]]:
+    """Each case: a label, a history, and the pairs ``pairs_of`` must return, as (call id, result id or None)."""
     return [
         (
             "a string prompt, one call, its result",
@@ -199,6 +194,7 @@ def _pairs_cases() -> list[tuple[str, list[Message]]]:
                 assistant_msg([_read("toolu_01", "a.py")]),
                 tool_result_msg([tool_result_block("toolu_01", "x = 1")]),
             ],
+            [("toolu_01", "toolu_01")],
         ),
         (
             "two parallel calls answered in the other order (b.py first)",
@@ -207,6 +203,7 @@ def _pairs_cases() -> list[tuple[str, list[Message]]]:
                 assistant_msg([TextBlock("Reading both."), _read("toolu_01A", "a.py"), _read("toolu_01B", "b.py")]),
                 tool_result_msg([tool_result_block("toolu_01B", "y = 2"), tool_result_block("toolu_01A", "x = 1")]),
             ],
+            [("toolu_01A", "toolu_01A"), ("toolu_01B", "toolu_01B")],
         ),
         (
             "a history that ends on an unanswered call",
@@ -216,6 +213,7 @@ def _pairs_cases() -> list[tuple[str, list[Message]]]:
                 tool_result_msg([tool_result_block("toolu_01", "x = 1")]),
                 assistant_msg([_read("toolu_02", "c.py")]),
             ],
+            [("toolu_01", "toolu_01"), ("toolu_02", None)],
         ),
         (
             "a cut history that starts on a result whose call is gone",
@@ -224,6 +222,7 @@ def _pairs_cases() -> list[tuple[str, list[Message]]]:
                 assistant_msg([TextBlock("Now b.py."), _read("toolu_01", "b.py")]),
                 tool_result_msg([tool_result_block("toolu_01", "y = 2", is_error=True)]),
             ],
+            [("toolu_01", "toolu_01")],
         ),
         (
             "a server tool (server_tool_use + web_search_tool_result) beside a client tool",
@@ -232,9 +231,17 @@ def _pairs_cases() -> list[tuple[str, list[Message]]]:
                 assistant_msg([OpaqueBlock(_SERVER_CALL), OpaqueBlock(_SERVER_RESULT), _read("toolu_01", "a.py")]),
                 tool_result_msg([tool_result_block("toolu_01", "x = 1")]),
             ],
+            [("toolu_01", "toolu_01")],
         ),
-        ("an empty history", []),
+        ("an empty history", [], []),
     ]
+
+
+def _blocks_of_pairs(history: Sequence[Message], ids: _Ids) -> list[Pair]:
+    """The expected pairs of a case as blocks: each (call id, result id) looked up in the history."""
+    calls = {c.id: c for m in history for c in tool_uses_of(m)}
+    results = {r.tool_use_id: r for m in history for r in tool_results_of(m)}
+    return [(calls[c], None if r is None else results[r]) for c, r in ids]
 
 
 def _show_pairs(pairs: Sequence[Any]) -> str:
@@ -249,8 +256,8 @@ def _show_pairs(pairs: Sequence[Any]) -> str:
 def _check_pairs(fn: Any) -> str | None:
     if not callable(fn):
         return "give a function pairs_of(messages) -> list of (tool_use, tool_result or None)."
-    for label, history in _pairs_cases():
-        expected = pairs_of(history)
+    for label, history, ids in _pairs_cases():
+        expected = _blocks_of_pairs(history, ids)
         try:
             got = fn(list(history))
         except AttributeError as e:
@@ -286,7 +293,6 @@ exercise(
         id="06.1",
         task="pairs_of(messages): every tool_use, in order, paired with the tool_result naming its id (or None).",
         checker=_check_pairs,
-        reference=pairs_of,
         starter=_pairs_starter,
         hints=(
             "Content can be a string; a call may be answered out of order, in a later message, or never; server tool "
@@ -342,10 +348,6 @@ def _api_answer(messages: Sequence[Message], thinking: str | None) -> tuple[int,
     return (400, str(violations[0])) if violations else (200, "")
 
 
-def _prediction_reference() -> dict[str, int]:
-    return {label: _api_answer(m, t)[0] for label, (m, t) in prediction_cases().items()}
-
-
 def _as_status(value: object) -> int | None:
     text = str(value).strip()
     return int(text) if text in ("200", "400") else None
@@ -377,7 +379,6 @@ exercise(
         id="06.2",
         task="Predict the API's answer (200 or 400) for each history of prediction_cases(): {'A': 200 | 400, ...}.",
         checker=_check_predictions,
-        reference=_prediction_reference(),
         starter=None,
         hints=(
             "For each history, ask which rule it could break: with thinking enabled, the assistant turn that opens "
@@ -391,22 +392,6 @@ exercise(
 # ---------------------------------------------------------------------------------------
 # 06.3 rename_in_text
 # ---------------------------------------------------------------------------------------
-
-
-def rename_in_text(messages: Sequence[Message], old: str, new: str) -> list[Message]:
-    """Reference for 06.3: ``old`` -> ``new`` in text blocks and string content; all else untouched."""
-    out = []
-    for m in messages:
-        if is_plain_text(m):
-            text = text_of(m).replace(old, new)
-            out.append(user_text(text) if m.role == "user" else assistant_text(text))
-        else:
-            blocks = [
-                msgspec.structs.replace(b, text=b.text.replace(old, new)) if isinstance(b, TextBlock) else b
-                for b in blocks_of(m)
-            ]
-            out.append(user_msg(blocks) if m.role == "user" else assistant_msg(blocks))
-    return out
 
 
 def _rename_starter(messages: Any, old: Any, new: Any) -> Any: ...  # your code here
@@ -431,12 +416,29 @@ def _rename_history() -> list[Message]:
     ]
 
 
+def _renamed_history() -> list[Message]:
+    """``_rename_history()`` with "acme" renamed "Acme Corp" where the task says: text blocks and string content."""
+    return [
+        user_text("Deploy Acme Corp to staging."),
+        assistant_msg(
+            [
+                _SIGNED,
+                TextBlock("Deploying Acme Corp now."),
+                ToolUseBlock(id="toolu_01A", name="deploy", input={"repo": "acme", "env": "staging"}),
+            ]
+        ),
+        tool_result_msg([tool_result_block("toolu_01A", "acme deployed to staging")]),
+        user_msg([TextBlock("Thanks! Tell the Acme Corp team.", extra={"cache_control": {"type": "ephemeral"}})]),
+        user_text(""),
+    ]
+
+
 def _check_rename(fn: Any) -> str | None:
     if not callable(fn):
         return "give a function rename_in_text(messages, old, new) -> list[Message]."
     history = _rename_history()
     before = to_json(history)
-    expected = rename_in_text(history, "acme", "Acme Corp")
+    expected = _renamed_history()
     try:
         got = fn(history, "acme", "Acme Corp")
     except AttributeError as e:
@@ -499,7 +501,6 @@ exercise(
         id="06.3",
         task="rename_in_text(messages, old, new): a new history, old -> new in text blocks and string content only.",
         checker=_check_rename,
-        reference=rename_in_text,
         starter=_rename_starter,
         hints=(
             "Blocks and messages are frozen: build new ones instead of changing them, and leave every block that is "

@@ -33,17 +33,16 @@ from msgmodel.core.engine import (
 from msgmodel.core.message import (
     Message,
     TextBlock,
-    ToolResultBlock,
     ToolUseBlock,
     assistant_msg,
     blocks_of,
     tool_result_block,
-    tool_result_msg,
     user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.exercises.closed import closed
 
-__all__ = ["CC_LINES", "SCENARIOS", "fold", "skipped_lines"]
+__all__ = ["CC_LINES", "SCENARIOS"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -78,90 +77,32 @@ SCENARIOS: Final[dict[str, str]] = {
     ),
 }
 
-_ANSWERS: Final[dict[str, str]] = {"a": "now", "b": "premature", "c": "wait", "d": "wait", "e": "now"}
-# (d) has one authority already and no drift, so the diagram's answer is "leave it", which the three verdicts
-# do not offer: "wait" and "premature" are both defensible; only "now" is wrong.
-_ALSO_ACCEPTED: Final[dict[str, frozenset[str]]] = {"d": frozenset({"premature"})}
-
-_WHY: Final[dict[str, str]] = {
-    "a": (
-        "(a) is 'now': the knowledge ('which stop reasons continue the loop') is copied three times, and "
-        "the copies drifted into a bug. That is the rule of two, plus a bug. Give it one reader."
-    ),
-    "b": (
-        "(b) is 'premature': there is no copy yet and no bug, only a guess about a future you cannot see. "
-        "An abstraction designed before its second user guesses the seams, and usually guesses wrong."
-    ),
-    "c": (
-        "(c) is 'wait': two copies, but no bug, and the texts are for people, so drift costs nothing. "
-        "Write it down; consolidate the day the difference confuses someone or reaches a model."
-    ),
-    "d": (
-        "(d) calls for 'wait' or 'premature' (both accepted): the authority already exists and keeps images "
-        "losslessly, and the API never sends an image back that you must replay. A struct earns its place when "
-        "code must read or enforce a kind's fields (as with thinking's signature), not for completeness."
-    ),
-    "e": (
-        "(e) is 'now': two hand-built copies of a wire shape, and one already cost a production 400. "
-        "A constructor makes the misspelled field fail on the line that writes it."
-    ),
-}
-
 
 def _check_verdicts(answer: Any) -> str | None:
     if not isinstance(answer, dict):
         return 'Give a dict such as {"a": "now", "b": "wait", ...}, one verdict per scenario.'
-    missing = sorted(set(_ANSWERS) - set(answer))
+    missing = sorted(set(SCENARIOS) - set(answer))
     if missing:
         return f"Give a verdict for every scenario; missing: {', '.join(missing)}."
-    extra = sorted(str(k) for k in set(answer) - set(_ANSWERS))
+    extra = sorted(str(k) for k in set(answer) - set(SCENARIOS))
     if extra:
         return f"Unknown scenario keys: {', '.join(extra)} (the scenarios are a to e)."
-    for key in sorted(_ANSWERS):
+    for key in sorted(SCENARIOS):
         value = answer[key]
         if value not in VERDICTS:
             return f"({key}): {value!r} is not a verdict; use one of {', '.join(repr(v) for v in VERDICTS)}."
-    wrong = [
-        key
-        for key in sorted(_ANSWERS)
-        if answer[key] != _ANSWERS[key] and answer[key] not in _ALSO_ACCEPTED.get(key, frozenset())
-    ]
+    answers = closed("07.1")
+    wrong = [key for key in sorted(SCENARIOS) if not answers.is_right(key, answer[key])]
     if wrong:
         key = wrong[0]
         more = f" ({len(wrong) - 1} more to reconsider.)" if len(wrong) > 1 else ""
-        return f"({key}) is not {answer[key]!r}. {_WHY[key]}{more}"
+        return f"({key}) is not {answer[key]!r}. {answers.feedback(key, answer[key]) or ''}{more}"
     return None
-
-
-def _verdicts_reference() -> dict[str, str]:
-    return dict(_ANSWERS)
 
 
 # ---------------------------------------------------------------------------------------
 # 07.2 a fold over events
 # ---------------------------------------------------------------------------------------
-
-
-def fold(events: Iterable[Event]) -> list[Message]:
-    """Reference for 07.2: the history a list of engine events describes, from an empty one."""
-    messages: list[Message] = []
-    pending: list[ToolResultBlock] = []  # results of the last reply's tool calls, not yet appended
-    for ev in events:
-        if isinstance(ev, ToolResulted):
-            pending.append(ev.result)
-            continue
-        if isinstance(ev, ToolCalled):
-            continue
-        if pending:  # any other event closes the tool round
-            messages.append(tool_result_msg(pending))
-            pending = []
-        if isinstance(ev, (TurnStarted, AssistantMessage)):
-            messages.append(ev.message)
-        elif isinstance(ev, Compacted):
-            messages = list(ev.messages)
-    if pending:
-        messages.append(tool_result_msg(pending))
-    return messages
 
 
 def _fold_starter(events: Iterable[Event]) -> list[Message]: ...  # type: ignore[empty-body]  # your code here
@@ -367,11 +308,6 @@ CC_LINES: Final[bytes] = _cc_lines()
 """A small Claude Code transcript (2.1.x style) for 07.3: 13 lines, the last one torn."""
 
 
-def skipped_lines() -> list[int]:
-    """Reference for 07.3 (what ``import_claude_code`` reports in ``.skipped``)."""
-    return [1, 5, 7, 8, 11, 13]
-
-
 def _check_skipped(answer: Any) -> str | None:
     if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
         return "Give the skipped line numbers as a list or set of ints, e.g. [1, 5]."
@@ -412,7 +348,6 @@ exercise(
         id="07.1",
         task="For each scenario of SCENARIOS, say 'now', 'wait' or 'premature': {'a': ..., ..., 'e': ...}.",
         checker=_check_verdicts,
-        reference=_verdicts_reference(),
         starter=None,
         hints=(
             "For each scenario, count the copies of the knowledge that exist today and ask whether they already "
@@ -433,7 +368,6 @@ exercise(
             "engine's compaction) is the whole history after compaction: it replaces everything folded so far"
         ),
         checker=_check_fold,
-        reference=fold,
         starter=_fold_starter,
         hints=(
             "Replay the events from an empty history: which events add a message, which add nothing, and which one "
@@ -450,7 +384,6 @@ exercise(
         id="07.3",
         task="Which lines of CC_LINES does import_claude_code skip? A list or set of line numbers.",
         checker=_check_skipped,
-        reference=skipped_lines(),
         starter=[],
         hints=(
             'Read each line\'s "type" and ask whether it is a message of the conversation at all, and whether it is on'
