@@ -154,6 +154,22 @@ def _requirements(tmp: Path) -> Path:
     return path
 
 
+LIBRARY_EXCLUDE = 'exclude = ["msgmodel.course", "msgmodel.course.*"]\n'
+LIBRARY_DATA = 'msgmodel = ["py.typed", "data/*"]\n'
+
+
+def class_image_pyproject(text: str) -> str:
+    """The project file a class image is built with: the library's, with the course layer kept in the wheel.
+
+    The library wheel leaves ``msgmodel.course`` out (the notebooks run from a checkout, editable);
+    a class image has no checkout, so its wheel keeps the course and the sealed closed answers.
+    """
+    if LIBRARY_EXCLUDE not in text or LIBRARY_DATA not in text:
+        raise SystemExit("pyproject.toml: the course exclusion or the package data changed; update install.py")
+    text = text.replace(LIBRARY_EXCLUDE, "")
+    return text.replace(LIBRARY_DATA, 'msgmodel = ["py.typed", "data/*", "course/exercises/closed_answers*.json"]\n')
+
+
 def _package_copy(tmp: Path) -> Path:
     """A copy of what the package is built from (so the build writes nothing into the checkout).
 
@@ -162,8 +178,9 @@ def _package_copy(tmp: Path) -> Path:
     """
     src = tmp / "msgmodel-src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("README.md", "LICENSE"):
         shutil.copy2(REPO / name, src / name)
+    (src / "pyproject.toml").write_text(class_image_pyproject((REPO / "pyproject.toml").read_text("utf-8")), "utf-8")
     shutil.copytree(REPO / "msgmodel", src / "msgmodel", ignore=shutil.ignore_patterns("__pycache__"))
     exercises = src / "msgmodel" / "course" / "exercises"
     spec = importlib.util.spec_from_file_location("closed", exercises / "closed.py")  # stdlib only: no msgspec here

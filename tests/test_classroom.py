@@ -203,3 +203,31 @@ def test_the_published_key_is_the_guides_key_and_reveal_reads_it(
     monkeypatch.setenv("MSGMODEL_KEY", str(published))
     monkeypatch.delenv("MSGMODEL_REVEAL", raising=False)
     assert reveal("01.1", confirm=True) == answer_key()["01.1"]
+
+
+@pytest.mark.slow
+def test_the_class_image_wheel_keeps_the_course_and_seals_the_closed_answers(tmp_path: Path) -> None:
+    """The library wheel leaves msgmodel.course out; the class image, which has no checkout, must keep it.
+
+    Failed after the merge of the two (the image's wheel held no course: chapters could not import it).
+    """
+    import subprocess
+    import zipfile
+
+    src = install._package_copy(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "wheel", str(src), "--no-deps", "-w",
+         str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (wheel,) = (tmp_path / "out").glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"msgmodel/course/__init__.py", "msgmodel/course/exercises/closed.py",
+            "msgmodel/course/exercises/closed_answers.sealed.json"} <= names  # fmt: skip
+    assert "msgmodel/course/exercises/closed_answers.json" not in names
+
+
+def test_the_class_image_pyproject_refuses_a_library_file_it_does_not_know() -> None:
+    with pytest.raises(SystemExit, match=r"update install\.py"):
+        install.class_image_pyproject("[project]\nname = 'x'\n")
