@@ -66,10 +66,11 @@ agreement
 # `msgmodel.course.legacy.engine.QueryEngine` is the agent loop as it stood after steps 29–30, messages as
 # `list[dict[str, Any]]`, with callbacks (`on_compact`, `on_tool_result`, ...) as in the original's step 30. The
 # original describes those steps in TypeScript; the `legacy` package, its copies and its bugs are **our Python
-# illustration** of them, and a chapter that says what the original did quotes it. `legacy_engine()` builds one on the official SDK wired to the local API, whose model is
-# `RuleModel`, a deterministic stand-in that calls four demo tools. To look at its dicts we decode them with
-# `from_api`, a list of message dicts into msgmodel's typed messages (chapter 00's `blocks_from_api` does one SDK
-# reply's blocks; chapter 04 builds both), and `outline` draws a history one line per message:
+# illustration** of them, and a chapter that says what the original did quotes it. `legacy_engine()` builds one on the
+# official SDK wired to the local API, whose model is `RuleModel`, a deterministic stand-in that calls four demo
+# tools. To look at its dicts we decode them with `from_api`, a list of message dicts into msgmodel's typed messages
+# (chapter 00's `blocks_from_api` does one SDK reply's blocks; chapter 04 builds both), and `outline` draws a history
+# one line per message:
 
 # %% tags=["core"]
 from msgmodel import from_api
@@ -149,7 +150,8 @@ print("the summary, then the orphan:", validate(refusal.request)[0].rule)
 # | Anthropic Messages | a `tool_result` block **inside a `user` message** | no: many user messages are tool answers |
 #
 # This is why LangChain's `trim_messages(..., start_on="human")` works there and has no counterpart here: it has no
-# pairing logic, and needs none, because a `ToolMessage` is never "human". Counting the history the compactor saw:
+# pairing logic, and needs none, because a `ToolMessage` is never "human". Counting the history the compactor saw
+# (`tool_results_of(m)`: the tool results a message holds):
 
 # %% tags=["core"]
 from msgmodel import is_clean_user_start, tool_results_of

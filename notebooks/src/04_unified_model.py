@@ -119,13 +119,13 @@ print(msgspec.structs.replace(call, name="read_file"))
 # %% [markdown] tags=["core"]
 # ### 3. The message: `str | list[ContentBlock]`
 #
-# A `Message` is a role and a content in either of the two forms the API accepts. The role is `"user"` or
-# `"assistant"`, or `"system"`: the system prompt goes in the request's top-level `system=` parameter, but some newer
-# models also take a system turn mid-conversation (`system_text`), which the validator allows per model (last lines
-# below). Why not always a list? The original tutorial's answer: what a person types and a compaction summary are plain
-# text, and wrapping them as `[{"type": "text", ...}]` is needless ceremony; assistant turns and tool results must be
-# lists, because they carry `tool_use` and `tool_result` blocks. Keeping both forms matches the protocol, and
-# `blocks_of` hides the difference from code that only wants blocks.
+# A `Message` is a role and a content in either of the two forms the API accepts. The role is `"user"`, `"assistant"`
+# or `"system"`: the system prompt goes in the request's top-level `system=`, but some newer models take a system turn
+# mid-conversation (`system_text`), which the validator allows per model (below). Why not always a list? The original
+# tutorial's answer: what a person types and a compaction summary are plain text, and wrapping them as
+# `[{"type": "text", ...}]` is needless ceremony; assistant turns and tool results must be lists, because they carry
+# `tool_use` and `tool_result` blocks. Keeping both forms matches the protocol, and `blocks_of` hides the difference
+# from code that only wants blocks.
 
 # %% tags=["core"]
 from msgmodel import blocks_of, system_text, user_text

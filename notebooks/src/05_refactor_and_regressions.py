@@ -232,7 +232,7 @@ def test_compaction_keeps_every_valid_history_valid(compact_fn):
         for k in range(len(h) + 2):
             tried.append((len(h), k))
             problems = validate(compact_fn(h, keep_recent=k, summarize=lambda t: "The earlier part."))
-            assert problems == [], f"keep_recent={k} of {len(h)} messages {[m.role for m in h]}: {problems[0]}"
+            assert problems == [], f"keep_recent={k} of {len(h)} messages {[m.role for m in h]}: {problems[0].rule}"
 
     prop()
 

@@ -43,8 +43,7 @@ InterviewDrill(DRILL)
 # %% [markdown] tags=["core"]
 # ## Follow-up questions: the evidence
 #
-# The drill gave each answer; below, the cell that backs it (or the chapter whose cell does). The client is the
-# official SDK answered in-process by the local API, as in every chapter.
+# The drill gave each answer; below, the cell that backs it (or the chapter whose cell does).
 #
 # ### I1. Why is `content` a `str | list`, and not always a list of blocks?
 #
