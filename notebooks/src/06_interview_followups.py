@@ -81,7 +81,7 @@ print("normalized    :", to_json(normalized) == raw, to_json(normalized).decode(
 # ### I2. Why define `ThinkingBlock` before any feature uses thinking?
 #
 # The proof that thinking passes through unchanged: ask the local API with thinking on (its model opens with a signed
-# thinking block, as the live API does; it checks the structure, not the signature), run the tool, save the session
+# thinking block, as the live API does; the local API checks structure, not signatures), run the tool, save the session
 # with `msgmodel.core.storage` (chapter 05's rebuilt storage: `load` returns the messages and the lines it could not
 # read), load it, and send it back:
 
