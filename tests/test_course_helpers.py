@@ -19,6 +19,7 @@ from msgmodel.course.legacy.harness import (
     legacy_engine,
     new_signature,
     reach_table,
+    slicing_session,
     trace_paths,
     verdict,
 )
@@ -62,6 +63,14 @@ def test_the_slicing_session_gets_its_400_at_keep_7_and_none_at_keep_6() -> None
     assert refusal is not None and refusal.number == 4 and refusal.error.status_code == 400
     assert validate(refusal.request)[0].rule == "orphan_tool_result"
     assert str(validate(refusal.request)[0]) in str(refusal)
+
+
+def test_slicing_session_is_chapter_01s_run_written_once() -> None:
+    seven = slicing_session()
+    assert len(seven.history) == 13 and seven.refusal is not None and seven.refusal.number == 4
+    assert validate(seven.refusal.request)[0].rule == "orphan_tool_result"
+    six = slicing_session(keep=6)
+    assert six.refusal is None and len(six.history) > 12  # every prompt answered; the last history compacted
 
 
 def test_new_signature_and_verdict_run_one_test_on_old_and_new_code() -> None:

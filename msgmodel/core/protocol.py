@@ -242,7 +242,8 @@ _HINTS: Final[dict[str, str]] = {
     "tool_use_id_pattern": "tool_use ids may use only letters, digits, `_` and `-`, and cannot be empty",
     "non_empty_messages": "a request needs at least one message",
     "tools_required": "the history replays tool blocks but the request defines no tools; pass the tools",
-    "role_name": "roles are user and assistant; the first system prompt goes in the top-level `system`",
+    "role_name": "roles are user and assistant (and system, mid-conversation, on some models); the first system prompt "
+    "goes in the top-level `system`",
     "system_placement": "a mid-conversation system message must follow a user turn and precede an assistant turn",
     "prefill": "this model cannot continue a prefilled answer; end the conversation with a user message",
     "text_nonempty": "drop empty (or whitespace-only) text blocks before sending",

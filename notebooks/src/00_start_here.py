@@ -75,8 +75,8 @@ core_route()
 
 # %% [markdown] tags=["core"]
 # Every chapter has the same sections: What · Why · How · Follow-up questions · Pitfalls and trade-offs · vs. the
-# real source · One-line summary · Exercises. The core route reads What, Why, How and the summary; the other sections
-# are optional, and the route never needs them (a core cell that mentions one says it is optional).
+# real source · One-line summary · Exercises. The core route reads What, Why, How and, from chapter 04 on, the
+# summary; the other sections are optional, and the route never needs them (a core cell that mentions one says so).
 
 # %% [markdown]
 # * **Interview preparation.** Each chapter's *Why* opens with the interviewer's question in bold; chapter 06 has a
@@ -113,8 +113,7 @@ core_route()
 import anthropic
 
 from msgmodel import TextBlock, ToolUseBlock, assistant_msg, blocks_from_api, to_api, tool_result_msg, user_text
-from msgmodel.api import local_client
-from msgmodel.api.demo_tools import demo_registry
+from msgmodel.api import demo_registry, local_client
 from msgmodel.api.scripted import ScriptedModel
 from msgmodel.core.tools import run_tool, tools_param
 from msgmodel.course.display import show
@@ -206,7 +205,7 @@ try:
     client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(window))
 except anthropic.BadRequestError as err:
     print("HTTP", err.status_code)
-    print(err.api_message)  # the API's own sentence, the same as err.body["error"]["message"]
+    print(err.api_message)  # the SDK error's field for the API's own sentence: err.body["error"]["message"]
 
 # %% [markdown] tags=["core"]
 # That sentence is the live API's wording: Claude Code users pasted the same text, down to `messages.0.content.0`,

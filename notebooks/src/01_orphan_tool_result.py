@@ -64,11 +64,13 @@ agreement
 # ### 2. The exhibit: an agent loop on dicts
 #
 # `msgmodel.course.legacy.engine.QueryEngine` is the agent loop as it stood after steps 29–30, messages as
-# `list[dict[str, Any]]`, with callbacks (`on_compact`, `on_tool_result`, ...) as in the original's step 30, "from
-# script to engine: extracting the QueryEngine class". `legacy_engine()` builds one on the official SDK wired to the
-# local API, whose model is `RuleModel`, a deterministic stand-in that calls four demo tools. To look at its dicts we
-# decode them with `from_api` into msgmodel's typed messages (chapter 04 builds them; here they are only the
-# yardstick), and `outline` draws a history one line per message:
+# `list[dict[str, Any]]`, with callbacks (`on_compact`, `on_tool_result`, ...) as in the original's step 30. The
+# original describes those steps in TypeScript; the `legacy` package, its copies and its bugs are **our Python
+# illustration** of them, and a chapter that says what the original did quotes it. `legacy_engine()` builds one on the
+# official SDK wired to the local API, whose model is `RuleModel`, a deterministic stand-in that calls four demo
+# tools. To look at its dicts we decode them with `from_api`, a list of message dicts into msgmodel's typed messages
+# (chapter 00's `blocks_from_api` does one SDK reply's blocks; chapter 04 builds both), and `outline` draws a history
+# one line per message:
 
 # %% tags=["core"]
 from msgmodel import from_api
@@ -127,7 +129,7 @@ outline(before, {start: "history[-7:] starts here: refused", start + 1: "history
 # tool answer. The API accepts consecutive messages of one role and merges them into one turn (optional reading:
 # [api-rules.md](../docs/api-rules.md) §0, finding 2; tutorials from 2024 quote the old `roles must alternate`
 # error). It checks each `tool_result` against the raw message right before it, though, so merging does not rescue
-# the orphan. `validate` (chapter 00) says both:
+# the orphan. `validate` (chapter 00), which reads typed messages and wire dicts alike, says both:
 
 # %% tags=["core"]
 from msgmodel import user_text
@@ -148,7 +150,8 @@ print("the summary, then the orphan:", validate(refusal.request)[0].rule)
 # | Anthropic Messages | a `tool_result` block **inside a `user` message** | no: many user messages are tool answers |
 #
 # This is why LangChain's `trim_messages(..., start_on="human")` works there and has no counterpart here: it has no
-# pairing logic, and needs none, because a `ToolMessage` is never "human". Counting the history the compactor saw:
+# pairing logic, and needs none, because a `ToolMessage` is never "human". Counting the history the compactor saw
+# (`tool_results_of(m)`: the tool results a message holds):
 
 # %% tags=["core"]
 from msgmodel import is_clean_user_start, tool_results_of
@@ -227,9 +230,8 @@ print("rule:", v.rule, "| path:", v.path, "| hint:", v.hint)
 # ### 6. A local fix
 #
 # Fix it where it hurts, inside compaction: `compact29.compact_fixed` moves the cut **forward** from `len - keep` to
-# the next clean user start, which it tells with a private `_is_clean_user_start` (section 7). (The original tutorial
-# says only that step 29 left compaction with its own `isCleanUserStart` check; the direction of the move and this
-# code are this series' illustration; the optional cell below prints it.)
+# the next clean user start, which it tells with a private `_is_clean_user_start` (section 7). (The original names
+# only that check; which way the cut moves is our choice. The optional cell below prints the code.)
 
 # %%
 import inspect

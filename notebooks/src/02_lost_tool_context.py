@@ -29,8 +29,7 @@
 # Compaction replaces the old part of the conversation with a summary, and a summary is only as good as the text
 # the summarizer reads. Step 30's summary transcript rendered every tool block as `(tool call)`. The API accepts that
 # text, because a placeholder is valid text; the session goes on, and the agent has forgotten which files it read,
-# which commands it ran and what failed. No error is raised and no status code changes. The interviewer's next
-# question is *"why flatten at all?"*; section 3 answers it with an API rule.
+# which commands it ran and what failed. No error is raised and no status code changes.
 
 # %% [markdown] tags=["core"]
 # ## How
@@ -56,8 +55,8 @@ print(engine.submit(DEBUG_PROMPT))
 history = list(engine.messages)  # a snapshot: the engine keeps appending to its own list
 
 # %% [markdown] tags=["core"]
-# The facts the next turn needs are all in the tool results (section 2 shows them): `config.py` stores
-# `APP_RETRIES` as a string, `pytest` fails with a `TypeError` at `src/app.py:15`, and line 15 is `range(retries)`.
+# The facts the next turn needs are in the tool results, and in no message the model wrote: which file was read,
+# which command failed and how (`pytest`: a `TypeError` at `src/app.py:15`), and where `retries` is used.
 #
 # ### 2. What the summarizer reads
 #
@@ -98,17 +97,25 @@ TranscriptCompare(from_api(history), before=summary30.transcript, terms=KEY_FACT
 # %% [markdown] tags=["core"]
 # ### 3. Why flatten? The summarization request defines no tools
 #
-# A summarization request carries the conversation and "summarize this", and defines no tools, because the summarizer
-# should write, not act. The API has a rule about exactly that request:
+# A summarization request carries the conversation and "summarize this" and defines no tools, because the summarizer
+# should write, not act; the API has a rule about that request (first line below). Defining the tools and forbidding
+# their use (`tool_choice: {"type": "none"}`) is legal (last line). Projects flatten anyway: the history is
+# summarized for being too big, its raw tool outputs are what makes it big, and a transcript can cut them.
 
 # %% tags=["core"]
 from msgmodel import to_api, user_text
+from msgmodel.api import local_client
 from msgmodel.core.protocol import validate
+from msgmodel.core.tools import tools_param
 
 ASK = "Summarize this conversation so far, for the assistant to continue from."
 request = [*history, *to_api([user_text(ASK)])]
 for v in validate(request, tools_defined=False):
     print(f"{v.rule}: {v}")
+summarizer = local_client()  # the local API; its RuleModel summarizes when asked without tools
+reply = summarizer.messages.create(model="claude-sonnet-4-6", max_tokens=1024, messages=request,
+                                   tools=tools_param(debug_tools()), tool_choice={"type": "none"})
+print("the same request with tools= and tool_choice none: HTTP 200, stop_reason", repr(reply.stop_reason))
 
 # %% [markdown] tags=["core"]
 # Flattened text gets through, whatever it has lost. The API cannot tell a good transcript from a useless one, so no
@@ -125,16 +132,14 @@ for name, text in (("step 30", step30_text), ("authority", authority_text)):
 #
 # ### 4. Ask the summaries
 #
-# Both transcripts go to the summarizer through `legacy.api.summarize`, which the legacy compactor calls. The
-# summarizer is `RuleModel`, the local API's deterministic stand-in: it can only report what its input shows, which is
-# the one property that matters here. (A real model could guess *which* tools ran from the assistant's own words,
-# "I'll read the config first", but not what they returned.) The step-30 summary:
+# Both transcripts go to `summarizer` through `legacy.api.summarize`, which the legacy compactor calls. Its model is
+# `RuleModel`, the local API's deterministic stand-in: it can only report what its input shows, which is the one
+# property that matters here (a real model could guess *which* tools ran from the assistant's words, not what they
+# returned). The step-30 summary:
 
 # %% tags=["core"]
-from msgmodel.api import local_client
 from msgmodel.course.legacy import api as legacy_api
 
-summarizer = local_client()  # its model is RuleModel, which summarizes when asked without tools
 summary_step30 = legacy_api.summarize(summarizer, legacy_api.DEFAULT_MODEL, step30_text)
 summary_authority = legacy_api.summarize(summarizer, legacy_api.DEFAULT_MODEL, authority_text)
 print(summary_step30)  # the authority's summary is the optional cell's output below
@@ -147,7 +152,8 @@ print(summary_authority)
 
 # %% [markdown] tags=["core"]
 # Two questions the agent's next turn depends on, and a blunter measure: how many of the session's seven key facts
-# each summary still holds. `probe_table` asks them with regular expressions over `RuleModel`'s format; a real agent
+# (`src/config.py`, `run_command`, `pytest`, `exit code 1`, `TypeError`, `src/app.py:15`, `grep`) each summary still
+# holds. `probe_table` asks them with regular expressions over `RuleModel`'s format; a real agent
 # would ask a model, but either way the answer can only come from the summary's text.
 
 # %% tags=["core"]
@@ -160,31 +166,17 @@ print(probe_table(summaries, ["which file was read", "which command failed, and 
 # ### 5. A local fix: copy #2
 #
 # Fix the summary where the bug was reported, inside compaction, with a private `_block_to_text` (chapter 03 prints
-# its source; so does the optional cell below). It renders calls as `[call name(args)]` and results as
-# `[result: ...]`, like the authority; on the session from the bug report the two transcripts differ only in JSON
-# spacing. (The original tutorial says that before step 31 `compact.ts` held its own `blockToText`; this Python copy
-# and the drifts below are this series' illustration.)
-
-# %%
-import difflib
-import inspect
-
-print(inspect.getsource(summary30._block_to_text))
-
-fixed_text = summary30.transcript_fixed(history)
-diff = difflib.unified_diff(
-    authority_text.splitlines(), fixed_text.splitlines(), "transcript_of", "transcript_fixed", lineterm="", n=0
-)
-print("\n".join(line for line in diff if not line.startswith("@@")))
-
-# %% [markdown] tags=["core"]
-# Now three messages with blocks that session did not contain (`TRICKY`, built with the constructors of chapter 04):
-# a screenshot, the model's thinking, a long `grep` pattern, a read that failed, and a result given as a list of
-# blocks (the API allows both forms of `content`):
+# its source). It renders calls as `[call name(args)]` and results as `[result: ...]`, like the authority: on the
+# session from the bug report the two transcripts are equal once spaces are removed (the copy writes `{"path": …}`,
+# the authority `{"path":…}`). Now three messages with blocks that session did not contain (`TRICKY`, built with the
+# constructors of chapter 04): a screenshot, the model's thinking, a long `grep` pattern, a read that failed, and a
+# result given as a list of blocks (the API allows both forms of `content`):
 
 # %% tags=["core"]
 from msgmodel.course.sessions import TRICKY
 
+same = summary30.transcript_fixed(history).replace(" ", "") == authority_text.replace(" ", "")
+print("the bug report's session: copy #2 equals the authority, spaces aside:", same)
 titles = ("copy #2: summary30.transcript_fixed", "the authority: transcript_of")
 side_by_side(summary30.transcript_fixed(to_api(TRICKY)), transcript_of(TRICKY), titles)
 
@@ -302,15 +294,6 @@ print(block_to_api(tool_result_block("toolu_04", "read_file: no such file", is_e
 # %% [markdown]
 # ## Follow-up questions
 #
-# **"Why not send the summarizer the real blocks and define the tools?"** You can: the rule is about *defining*
-# tools. But you summarize because the history is too big, raw tool outputs are usually its biggest part, the tool
-# definitions add tokens, and a model that has tools may call one instead of writing the summary. Either way, choose
-# on purpose.
-
-# %%
-print("raw blocks + tools defined ->", validate(request, tools_defined=True))
-
-# %% [markdown]
 # **"What must the transcript keep, and what may it drop?"** Keep who said what, each tool's name and arguments,
 # each result's text, the failure flag, a visible mark where something was cut, and a label for whatever cannot be
 # shown. Drop thinking (the model's scratch space; its signature means something only to the API) and ids (pairing

@@ -55,8 +55,8 @@
 # | `api.ts`: its own logic for reading text | `api.extract_text` (copy #3) | `textOf` |
 # | `storage.ts`: `any[]` | `storage`: `json.dump` of the list | typed as `Message[]` |
 #
-# The middle column is this series' mapping: the original shows none of that code. How many private answers does
-# the Python exhibit hold? Let's count instead of guessing.
+# The middle column is our illustration (chapter 01, section 2). How many private answers does the Python exhibit
+# hold? Let's count instead of guessing.
 #
 # ### 2. Measure the copying
 #
@@ -79,7 +79,15 @@ tabulate(kind_spellings, rows="function", columns="detail")
 # That is the title's claim in one table: `"tool_result"` is spelled by hand in three functions of three modules,
 # `"text"` in three functions of two, `"tool_use"` in two. Nobody asks anybody: each function compares the raw string
 # itself. (These are the block kinds; the field names and the message literals make up the rest of the sites, counted
-# in the optional cells below.)
+# in the optional cells below.) One module holds no site at all: `storage`, which saves the list with `json.dump` and
+# loads it with `json.load`, so nothing looks at a block on the way out or in:
+
+# %% tags=["core"]
+import inspect
+
+from msgmodel.course.legacy import storage
+
+print(inspect.getsource(storage.load))
 
 # %% [markdown]
 # Counting the field names too (message literals left out):
@@ -100,14 +108,13 @@ print(describe(sites))
 # %% [markdown]
 # Each piece is private to one module (compaction alone knows where a tool result hides, the engine alone how to
 # answer tool calls, the summarizer alone how to render each kind), while the wire names they rest on are spelled in
-# many. `storage.py` is missing altogether: it knows nothing about blocks, so it checks nothing on the way in or out.
-
-# %% [markdown] tags=["core"]
+# many.
+#
 # The smallest piece holds the sharpest example, the `toolUseId` slip of
 # [chapter 02](02_lost_tool_context.ipynb#6.-The-toolUseId-slip): the piece "build a block" lives twice in one
 # function, three lines apart, and the copies disagree:
 
-# %% tags=["core"]
+# %%
 for s in sites:
     if s.piece == "build a block":
         print(f"{s.where:14} {s.code}")
@@ -119,8 +126,6 @@ for s in sites:
 # compactor's own `_message_text` (the step-30 bug) and by the step-30 fix's `_block_to_text` (copy #2):
 
 # %% tags=["core"]
-import inspect
-
 from msgmodel.course.legacy import api, summary30
 from msgmodel.course.teaching import side_by_side
 
@@ -146,10 +151,9 @@ for who, text in answers.items():
     print(f"{who:27} {text!r}")
 
 # %% [markdown] tags=["core"]
-# The api copy and the authority agree (both join a turn's text blocks with nothing between, as the API streams
-# them). The summarizer's two copies do not: one separates blocks with a space and turns the call into `(tool call)`,
-# the other puts each block on its own line and renders the call. Which text the summarizer reads depends on which
-# copy compaction was handed, and nobody decided that.
+# The api copy and the authority agree (both join text blocks with nothing between, as the API streams them). The
+# summarizer's two copies do not, and which text the summarizer reads depends on which copy compaction was handed:
+# nobody decided that.
 #
 # ### 4. Where the cost lands: the copies run on the complex paths
 #
@@ -220,9 +224,7 @@ type_check({"loop_any": LOOP.replace("RESULT", "dict[str, Any]"),
 
 # %% [markdown] tags=["core"]
 # Not a word on `loop_any`, and correctly so: `dict[str, Any]` *means* "any string key, any value". On `loop_typed`,
-# line 16, the error path: mypy reports the missing `tool_use_id` and the stray `toolUseId` before anything runs,
-# the mistake the API reported as `…tool_result.tool_use_id: Field required`, found at the desk instead of in
-# production. (Chapter 04 goes further: a constructor leaves no key to misspell.)
+# line 16, the error path: mypy reports the missing `tool_use_id` and the stray `toolUseId` before anything runs.
 #
 # **Where this series parts from the original.** The original says one authoritative definition stops structural
 # errors "at compile time, and the bug disappears at the source". That holds for the slip, a misspelled shape. The

@@ -20,9 +20,8 @@
 # **constructors**, the only way to build a message; the **readers**, the only way to read one; and the **codec**,
 # JSON and SDK dicts in and out, with errors that name the JSON path.
 #
-# It is the base layer, `msgmodel.core`, with the validator, compaction and the engine built on it (`msgmodel.api`
-# is a local Messages API, `msgmodel.course` what only these notebooks use). The two lists, as `message.py` keeps
-# them:
+# It is the base of `msgmodel.core`: the validator, compaction and the engine are built on it. The two lists, as
+# `message.py` keeps them:
 
 # %% tags=["core"]
 from msgmodel.core.message import CONSTRUCTORS, READERS
@@ -61,10 +60,8 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 # | `switch (b.type)` narrows `b` (类型收窄) | `if b.type == "text":`, `match b:` | 6 |
 # | `default: return ""` | `case _: assert_never(b)` | 6 |
 #
-# Three things are ours, not the original's: `frozen=True` (its interfaces are plain, not `readonly`);
-# `assert_never` where its `blockToText` ends in `default: return ""` (the original mentions the compiler's
-# exhaustiveness checking, but its code does not use it); and `OpaqueBlock` with a checked decoder (the original says
-# nothing about decoding).
+# Ours, not the original's: `frozen=True` (its interfaces are not `readonly`); `assert_never` (it mentions
+# exhaustiveness checking, but its `blockToText` ends in `default: return ""`); `OpaqueBlock` and a checked decoder.
 
 # %% [markdown] tags=["core"]
 # ### 2. The blocks: a tagged union
@@ -81,8 +78,8 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 #
 # `tag="text"` makes msgspec write and read `"type": "text"` on the wire; `frozen=True` makes instances read-only;
 # `type: ClassVar[Literal["text"]]` is the tag as an attribute mypy sees as the literal `"text"`, which narrowing
-# relies on; `extra` keeps the API's other fields, so a round trip loses nothing. (`message.py` declares `extra` a
-# second way for msgspec's fast decoder; its comments say why.) One block of each class, as the API sees it:
+# relies on; `extra` keeps the API's other fields, so a round trip loses nothing. One block of each class, as the API
+# sees it:
 
 # %% tags=["core"]
 import json
@@ -122,18 +119,23 @@ print(msgspec.structs.replace(call, name="read_file"))
 # %% [markdown] tags=["core"]
 # ### 3. The message: `str | list[ContentBlock]`
 #
-# A `Message` is a role (`"user"` or `"assistant"`) and a content in either of the two forms the API accepts.
-# Why not always a list? The original tutorial's answer: what a person types and a compaction summary are plain
-# text, and wrapping them as `[{"type": "text", ...}]` is needless ceremony; assistant turns and tool results must be
-# lists, because they carry `tool_use` and `tool_result` blocks. Keeping both forms matches the protocol, and
-# `blocks_of` hides the difference from code that only wants blocks.
+# A `Message` is a role and a content in either of the two forms the API accepts. The role is `"user"`, `"assistant"`
+# or `"system"`: the system prompt goes in the request's top-level `system=`, but some newer models take a system turn
+# mid-conversation (`system_text`), which the validator allows per model (below). Why not always a list? The original
+# tutorial's answer: what a person types and a compaction summary are plain text, and wrapping them as
+# `[{"type": "text", ...}]` is needless ceremony; assistant turns and tool results must be lists, because they carry
+# `tool_use` and `tool_result` blocks. Keeping both forms matches the protocol, and `blocks_of` hides the difference
+# from code that only wants blocks.
 
 # %% tags=["core"]
-from msgmodel import blocks_of, user_text
+from msgmodel import blocks_of, system_text, user_text
+from msgmodel.core.protocol import validate
 
 typed = user_text("How many retries does the client make?")
 print(repr(typed.content), "→", blocks_of(typed))  # on purpose: the field itself, beside its reader
 print(blocks_of(user_text("")), "← an empty string is no blocks at all")
+for model in ("claude-sonnet-4-6", "claude-opus-4-8"):
+    print(f"a system turn after it, {model}:", *validate([typed, system_text("Be brief.")], model=model) or ["ok"])
 
 # %% [markdown] tags=["core"]
 # ### 4. Constructors: the only way to build
@@ -156,8 +158,7 @@ history = [
 show(history)
 
 # %% [markdown] tags=["core"]
-# Chapter 02 told the `toolUseId` slip: a hand-built dict took the wrong key, and only the server noticed, a
-# request later. With a constructor the slip fails on the line that makes it, and mypy rejects it before anything
+# With a constructor, chapter 02's `toolUseId` slip fails on the line that makes it, and mypy rejects it before anything
 # runs (`type_check` runs `mypy --strict` on a snippet, in this process), as it rejects a role the model does not
 # have; the hand-built dict passes mypy silently:
 
@@ -183,10 +184,9 @@ type_check("""\
 # Five of the readers, asked of each message above. Row 2 is chapter 01's lesson in one line: a **user** message
 # where a history may not start, because it answers tool calls. `is_clean_user_start` is that rule, written once,
 # and built on another reader: a user message for which `is_tool_result_message` is false (the original stresses
-# this: readers built on readers, never written twice). `block_to_text`, `message_to_text` and `transcript_of` are
-# chapter 02's fix, written once; `result_text` is a result's output without the label, `server_tool_link` pairs
-# the API's *server-side* tool blocks (web search, code execution: opaque blocks that carry an id), and
-# `message_html`/`block_html` draw the cards you see here.
+# this: readers built on readers). `block_to_text`, `message_to_text` and `transcript_of` are chapter 02's fix,
+# written once. The route needs none of the rest (`server_tool_link` pairs the blocks of the API's server-side
+# tools, which no session here uses; `message_html` and `block_html` draw the cards).
 
 # %% tags=["core"]
 from msgmodel import is_clean_user_start, is_tool_result_message, text_of, tool_uses_of
@@ -248,16 +248,18 @@ type_check({
 })
 
 # %% [markdown] tags=["core"]
-# The first error names `TextBlock`: inside the branch mypy has narrowed `b` to it, with no cast.
+# In `wrong_branch` mypy names `TextBlock`: inside the branch it has narrowed `b` to it, with no cast. In
+# `forgot_a_kind` it names the class the `match` left out, `OpaqueBlock`.
 #
 # ### 7. The codec: JSON and the SDK, in and out
 #
 # `to_json`/`from_json` work on bytes, for storage; `to_api`/`from_api` on the plain dicts the official SDK takes as
-# `messages=`. Both round trips are exact, and a session with what this model does not interpret (an image,
-# `cache_control`, `redacted_thinking`) comes back byte for byte.
+# `messages=`. Both round trips are exact, even for what this model does not interpret (an image, `cache_control`,
+# `redacted_thinking`). Bad data raises one exception type, `DecodeError`, whose `.path` points into the input:
+# `$[0].content[0]` is the first block of the first message. The last lines load chapter 02's slip from a file:
 
 # %% tags=["core"]
-from msgmodel import from_api, from_json, to_api, to_json
+from msgmodel import DecodeError, from_api, from_json, to_api, to_json
 
 print("from_json(to_json(h)) == h:", from_json(to_json(history)) == history,
       "  from_api(to_api(h)) == h:", from_api(to_api(history)) == history)
@@ -270,18 +272,18 @@ session = from_json(raw)
 for m in session:
     print(f"{m.role:9}", [type(b).__name__ for b in blocks_of(m)])
 print("to_json(from_json(raw)) == raw:", to_json(session) == raw)
+try:
+    from_json(b'[{"role":"user","content":[{"type":"tool_result","toolUseId":"toolu_01B"}]}]', source="session.json")
+except DecodeError as e:
+    print(f"DecodeError: {e}\n  .path = {e.path!r}")
 
 # %% [markdown]
-# Bad data raises one exception type, `DecodeError` (a `ValueError`). Its `.path` is a JSON path into the input:
-# `$` is the whole document, `[0]` an index into a list, `.content` a key of an object, so `$[0].content[0]` is the
-# first block of the first message (the API would say `messages.0.content.0`). `source=` is put in front of the
-# message. `from_json` checks **shape**, not the protocol: fix the slip's spelling and the third input decodes,
-# although no `tool_use` precedes its result. Pairing is `msgmodel.core.protocol`'s job.
+# More bad inputs (`DecodeError` is a `ValueError`; in a path, `$` is the whole document, `[0]` an index, `.content`
+# a key; `source=` goes in front of the message). `from_json` checks **shape**, not the protocol: fix the slip's
+# spelling and the third input decodes, although no `tool_use` precedes its result. Pairing is
+# `msgmodel.core.protocol`'s job.
 
 # %%
-from msgmodel import DecodeError
-from msgmodel.core.protocol import validate
-
 bad_inputs = {
     "content is a number": '[{"role": "user", "content": 42}]',
     "a tool turn (another API's role)": '[{"role": "tool", "content": "Be brief."}]',
@@ -296,9 +298,7 @@ fixed = from_json(bad_inputs["the toolUseId slip"].replace("toolUseId", "tool_us
 print("spelled right, it decodes; protocol says:", *validate(fixed))
 
 # %% [markdown]
-# A `tool` turn is not a role of this API (`Message.role` is `"user"`, `"assistant"` or `"system"`), so `from_json`
-# refuses it rather than guess. A `system` turn inside `messages` decodes: newer models take one mid-conversation,
-# and whether a request may hold one is the validator's question (`validate(h, model=...)`).
+# A `tool` turn is not a role of this API, so `from_json` refuses it rather than guess.
 #
 # ## Follow-up questions
 #

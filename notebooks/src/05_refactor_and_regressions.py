@@ -9,9 +9,8 @@
 # %% [markdown] tags=["core"]
 # # 05 · The refactor, and the bugs as regression tests
 #
-# *Chapter 04 built the cure. This chapter applies it: compaction, the agent loop and storage now build and read
-# messages through `message.py` and nothing else. Then we replay both bugs on the new stack and turn each into a
-# test that would catch it if it came back.*
+# *Chapter 04 built the cure; this chapter rewires compaction, the agent loop and storage onto it, replays both bugs
+# on the new stack, and turns each into a test that would catch it if it came back.*
 #
 # ## What
 #
@@ -27,22 +26,18 @@
 # Each patch added *another private copy* of the missing knowledge (chapter 03 counted them). Deleting the copies
 # removes the cause: "is this a safe place to cut?" and "how does a tool call read in a summary?" each get one answer.
 #
-# "The bugs stay gone" is a separate promise, backed in three layers: a **replay** of the conversation that failed;
-# a **regression test** per bug that fails on the old code; and a **property** ("compaction never produces a history
-# the API refuses") checked over generated histories and every window size.
+# "The bugs stay gone" is a separate promise, kept three ways: a **replay** of the failing conversation, a
+# **regression test** per bug that fails on the old code, and a **property** checked over generated histories.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
 # ### 1. The refactor: every layer imports the one model
 #
-# The cell parses each rebuilt module and lists what it takes from `msgmodel.core.message`. Compaction takes
-# `is_clean_user_start` and `transcript_of` (the step-29 and step-30 questions), `server_tool_link` (a server tool's
-# call and result must not be cut apart either), the codec and `DecodeError` (it decodes the summarizer's reply), and
-# the constructors its `repair` (section 7) builds with; the engine builds with the
-# constructors (the legacy client layer became `to_api` out, `blocks_from_api` back, `text_of` for the answer);
-# storage uses only the codec; the tools take `tool_result_block`, for the happy path and the failure path of
-# `run_tool` alike, where the `toolUseId` slip of chapter 02 used to live.
+# The cell parses each rebuilt module and lists what it takes from `msgmodel.core.message`: compaction asks the
+# step-29 and step-30 questions of `is_clean_user_start` and `transcript_of`; the engine builds with the constructors
+# and talks to the API through the codec; storage uses only the codec; the tools answer every call, failures
+# included, with `tool_result_block`.
 
 # %% tags=["core"]
 import ast
@@ -66,20 +61,18 @@ for module in (msgmodel.core.compact, msgmodel.core.engine, msgmodel.core.storag
 # moved the cut *forward* to the next clean user start; `msgmodel.core.compact` moves it *back*, to the closest one
 # at or before the cut, because `keep_recent` promises at least that many recent messages.
 # `plan_compaction(history, keep_recent=...)` says where `compact` would cut (`.kept_from`, the index its window
-# starts at). On chapter 01's 13 messages, replayed with the same harness, then sent compacted to the same local API:
+# starts at); `summarizer_from_client(client)` makes the `summarize` function `compact` calls out of a Messages
+# client. On chapter 01's 13 messages (`slicing_session` is chapter 01's run), then sent compacted to the local API:
 
 # %% tags=["core"]
-from msgmodel import from_api, is_clean_user_start, to_api
+from msgmodel import is_clean_user_start, to_api
 from msgmodel.api import demo_registry, local_client
 from msgmodel.core.compact import compact, plan_compaction, summarizer_from_client
 from msgmodel.core.tools import tools_param
-from msgmodel.course.legacy import compact29
-from msgmodel.course.legacy.harness import RecordingCompactor, first_400, legacy_engine
-from msgmodel.course.sessions import PROMPTS
+from msgmodel.course.legacy.harness import slicing_session
 
-slicing = RecordingCompactor(compact29.compact)
-refusal = first_400(legacy_engine(keep=7, compact=slicing), PROMPTS * 2)
-history = from_api(slicing.handed[-1])
+sliced = slicing_session(keep=7)  # chapter 01's run: the history handed to the compactor, and the 400 it earned
+history = sliced.history
 cut = len(history) - 7
 forward = next(i for i in range(cut, len(history)) if is_clean_user_start(history[i]))
 back = plan_compaction(history, keep_recent=7).kept_from
@@ -94,37 +87,45 @@ print(f"compacted, it starts {[m.role for m in compacted[:2]]}: HTTP 200, stop_r
 # %% [markdown] tags=["core"]
 # ### 3. Where the clean-start rule runs out: one long tool loop
 #
-# A clean user start exists only where a person typed. After one prompt, an agent can run a long loop of tool calls
-# and results with none in between: here one prompt and six grep rounds. Moving forward, the step-29 fix finds no
-# clean start after its cut and summarizes the *whole* loop, results the model is about to read included:
+# Moving back keeps more than asked (9 of 7 above): the price of never splitting a round. Its worst case is one long
+# tool loop: a clean user start exists only where a person typed, and after one prompt an agent may run many rounds
+# with none between them. Here, one prompt and six grep rounds, each turn opening with a thinking block (as with
+# thinking enabled). The step-29 fix, moving forward, finds no clean start and summarizes the *whole* loop
+# (`new_signature` lets a legacy compactor be called like `compact`):
 
 # %% tags=["core"]
-from msgmodel import ToolUseBlock, assistant_msg, tool_result_block, tool_result_msg, user_text
+from msgmodel import ThinkingBlock, ToolUseBlock, assistant_msg, tool_result_block, tool_result_msg, user_text
+from msgmodel.course.legacy import compact29
 from msgmodel.course.legacy.harness import new_signature
 
 loop = [user_text("Fix the flaky test.")]
 for i in range(1, 7):
-    loop += [assistant_msg([ToolUseBlock(f"toolu_{i:02d}", "grep", {"pattern": f"step {i}"})]),
-             tool_result_msg([tool_result_block(f"toolu_{i:02d}", f"hit {i}")])]
+    turn = [ThinkingBlock(f"Try step {i}.", signature="c2ln"), ToolUseBlock(f"toolu_{i:02d}", "grep", {"pattern": "x"})]
+    loop += [assistant_msg(turn), tool_result_msg([tool_result_block(f"toolu_{i:02d}", f"hit {i}")])]
 forward_fix = new_signature(compact29.compact_fixed)(loop, keep_recent=3, summarize=lambda t: "S.")
 print(f"{len(loop)} messages; clean user starts at: {[i for i, m in enumerate(loop) if is_clean_user_start(m)]}")
 print(f"the step-29 fix keeps {len(forward_fix) - 1} of them: only its summary goes to the model")
 
 # %% [markdown] tags=["core"]
-# Moving back, the clean-start rule has two answers here: keep all of it, or summarize what came before the prompt,
-# which is nothing. If that one loop alone outgrows the context window, neither helps. What remains is to cut
-# *inside* the loop, before an assistant message whose calls are all answered in the kept part (the protocol accepts
-# that, though it is no clean user start), or to shrink what the loop holds. The chapters teach the rule
-# (`clean_only=True`); the library's `compact` takes the first way out when no clean start serves:
+# Moving back, no clean user start *serves*: the only one is message 0, where a window summarizes nothing, so the
+# rule alone (`clean_only=True`) keeps all 13. If the loop outgrows the context window, the way out is a cut
+# *inside* it, which the protocol allows where no kept result answers a call before the cut. The library's `compact`
+# makes one when no clean start serves, before an assistant turn that opens like the loop's first turn (here, with
+# thinking), so with thinking enabled the kept loop still opens on its thinking, as the API requires. The budget may
+# be in tokens too: `max_tokens=`, counted by `estimate_tokens` (4 bytes of JSON a token) or your `count_tokens`:
 
 # %% tags=["core"]
+from msgmodel import blocks_of
 from msgmodel.core.protocol import validate
 
 rule_only = plan_compaction(loop, keep_recent=3, clean_only=True).kept_from
-library_cut = plan_compaction(loop, keep_recent=3).kept_from
+turn_cut = plan_compaction(loop, keep_recent=3).kept_from
 window = compact(loop, keep_recent=3, summarize=lambda t: "S.")
-print(f"the rule alone keeps from {rule_only} (all {len(loop)}); the library cuts at {library_cut} "
-      f"(role {loop[library_cut].role!r}): {len(window)} messages, validate: {validate(window)}")
+print(f"the rule alone keeps from {rule_only} (all {len(loop)}); the library cuts at {turn_cut}, an "
+      f"{loop[turn_cut].role} turn opening with {blocks_of(loop[turn_cut])[0].type!r}, like message 1")
+print(f"{len(window)} messages after compaction; validate, thinking enabled: {validate(window, thinking='enabled')}")
+by_tokens = plan_compaction(loop, max_tokens=150)
+print(f"max_tokens=150: the window starts at {by_tokens.kept_from} and counts {by_tokens.window_tokens} tokens")
 
 # %% [markdown] tags=["core"]
 # ### 4. Replay: chapter 02's summary now keeps what was read, run and failed
@@ -162,15 +163,15 @@ summaries = {  # compact29.compact renders with step 30's summary30.transcript u
 print(probe_table(summaries))
 
 # %% [markdown] tags=["core"]
-# Step 30's summary answers nothing. Copy #2 answers two questions and misses the third: it drops `is_error`, so the
-# failed read reads like a success (chapter 02's drift). Only the new summary answers all three.
+# Step 30's summary answers nothing; copy #2 misses the failed read, since it drops `is_error` (chapter 02's drift);
+# only the new summary answers all three. The seven key facts are the first prompt's, and copy #2 keeps them; the
+# failure came with the second prompt.
 #
 # ### 5. The two bugs as regression tests
 #
-# A regression test keeps a bug gone. Good ones **fail on the old code** (run below against the legacy code too:
-# `new_signature` gives it the new signature, `verdict` runs a test), **test the boundary, not one lucky point**
-# (every `keep_recent`), and have an **oracle that is not the code under test** (`validate`). The step-30 test
-# asserts `block_to_text`'s exact strings, so it pins the format too.
+# Good regression tests **fail on the old code** (run below on the legacy code too, through `new_signature`;
+# `verdict` runs a test on one implementation), **test the boundary, not one lucky point** (every `keep_recent`),
+# and have an **oracle that is not the code under test** (`validate`).
 
 # %% tags=["core"]
 from msgmodel import transcript_of
@@ -202,72 +203,52 @@ for name, render in renderers.items():
     print(f"{name:32} {verdict(test_step30_summarizer_reads_calls_results_and_failures, render)}")
 
 # %% [markdown] tags=["core"]
-# Each test fails on the code that had the bug. Copy #1 passes the step-29 test (a correct patch, only duplicated
-# knowledge); copy #2 fails the step-30 test. So the right *predicate* fixes bug 1, *one* renderer that knows every
-# kind fixes bug 2, and consolidation keeps them fixed: no second copy is left to drift.
+# Each test fails on the code that had the bug; copy #1, a correct patch of duplicated knowledge, passes. The right
+# *predicate* fixes bug 1, *one* renderer that knows every kind fixes bug 2, and consolidation keeps them fixed.
 #
 # ### 6. The invariant, checked by Hypothesis
 #
 # > for every history the API accepts, and every `keep_recent`, `compact` returns a history the API accepts.
 #
-# A property test states exactly that and lets Hypothesis generate the histories: `agent_histories()`
-# (`msgmodel.course.properties`) builds episodes of a prompt, zero to three tool rounds (parallel calls, signed
-# thinking, failed results) and maybe an answer. Each of its choices is one Hypothesis makes, so it can replay a
-# failure with smaller choices (*shrinking*); `derandomize=True` keeps this notebook's output stable.
+# Hypothesis generates the histories: `agent_histories()` (`msgmodel.course.properties`) builds episodes of a prompt,
+# zero to three tool rounds (parallel calls, signed thinking, failed results) and maybe an answer; `derandomize=True`
+# keeps the output stable. Like section 5's tests, the property takes the compactor, so it runs on legacy slicing
+# too. There it fails, and Hypothesis replays the failure with smaller choices (*shrinking*) and reports the smallest
+# failing history it found:
 
 # %% tags=["core"]
 from hypothesis import given, settings
 
 from msgmodel.course.properties import agent_histories
 
-pairs = []
+tried = []  # (messages, keep_recent) of every compaction checked
 
 
-@settings(max_examples=100, derandomize=True, database=None, deadline=None)
-@given(agent_histories())
-def compaction_keeps_every_valid_history_valid(h):
-    assert validate(h) == []  # the generator only makes valid histories
-    for k in range(len(h) + 2):
-        c = msgmodel.core.compact.compact_with_provenance(h, keep_recent=k, summarize=lambda t: "The earlier part.")
-        assert validate(list(c.messages)) == []
-        pairs.append((len(h), k))
+def test_compaction_keeps_every_valid_history_valid(compact_fn):
+    @settings(max_examples=100, derandomize=True, database=None, deadline=None)
+    @given(agent_histories())
+    def prop(h):
+        assert validate(h) == []  # the generator only makes valid histories
+        for k in range(len(h) + 2):
+            tried.append((len(h), k))
+            problems = validate(compact_fn(h, keep_recent=k, summarize=lambda t: "The earlier part."))
+            assert problems == [], f"keep_recent={k} of {len(h)} messages {[m.role for m in h]}: {problems[0].rule}"
+
+    prop()
 
 
-compaction_keeps_every_valid_history_valid()
-print(f"{len(pairs)} (history, keep_recent) pairs checked, histories of {min(pairs)[0]} to {max(pairs)[0]} messages:"
-      " no invalid result")
-
-# %% [markdown]
-# Would the property have found step 29 with nobody knowing the bug? Ask Hypothesis to `find` a history and a
-# `keep` for which legacy slicing returns something the API refuses; it finds one and shrinks it:
-
-# %%
-from hypothesis import find
-from hypothesis import strategies as st
-
-from msgmodel.course.display import show
-
-legacy_slicing = new_signature(compact29.compact)
-h, keep = find(st.tuples(agent_histories(), st.integers(0, 30)),
-               lambda case: validate(legacy_slicing(case[0], keep_recent=case[1], summarize=lambda t: "S.")) != [],
-               settings=settings(derandomize=True, database=None, deadline=None))
-print(f"smallest failing case: keep={keep}")
-print(validate(legacy_slicing(h, keep_recent=keep, summarize=lambda t: "S."))[0])
-show(h)
-
-# %% [markdown]
-# Three messages and `keep=1`: the smallest possible step-29 bug, found and minimized by a machine. The suite's
-# version (`tests/test_compact_properties.py`) runs the same property with a richer generator that also stores turns
-# one block per message, as Claude Code does.
+for name in ("msgmodel.core.compact.compact", "legacy slicing (step 29 bug)"):
+    tried.clear()
+    result = verdict(test_compaction_keeps_every_valid_history_valid, compactors[name])
+    print(f"{name}: {len(tried)} compactions, histories of {min(tried)[0]} to {max(tried)[0]} messages\n  {result}")
 
 # %% [markdown] tags=["core"]
 # ### 7. `repair`, and when to reject instead
 #
 # Histories also arrive broken: a session saved by old code, a crash between a call and its result. The default is to
-# **reject**: `validate` names the defect and the API refuses, so the bug that broke the history is fixed where it
-# lives. `repair` is the explicit alternative, for a history you must resume anyway: it makes it acceptable again and
-# returns one `RepairNote` per change, to log. Nothing calls it on its own, and it never touches a thinking block.
-# Here the agent crashed between a call and its result:
+# **reject**: `validate` names the defect, so the bug that broke the history is fixed where it lives. `repair` is the
+# explicit alternative, for a history you must resume anyway: it returns the history made acceptable and one
+# `RepairNote` per change, to log; nothing calls it on its own. Here the agent crashed between a call and its result:
 
 # %% tags=["core"]
 from msgmodel.core.compact import repair
@@ -281,9 +262,8 @@ for note in notes:
 print("valid after repair:", validate(repaired) == [], "| repairing again changes nothing:", repair(repaired)[1] == [])
 
 # %% [markdown] tags=["core"]
-# The dangling call got an `is_error` result, placed before the user's new message, so the model learns the call did
-# not complete; the note says so. Repair drops or invents data (an orphan result's content is gone after it), so
-# never repair on a path where a bug upstream should fail loudly instead.
+# The dangling call got an `is_error` result before the user's new message, so the model learns the call did not
+# complete. Repair drops or invents data, so never repair where a bug upstream should fail loudly instead.
 
 # %% [markdown]
 # ### Optional: a history broken three ways
@@ -413,8 +393,8 @@ for scan, total in [(before, "all of msgmodel.course.legacy"), (after, "msgmodel
 # evidence. When the live API changes a rule, you re-capture and the validator's tests fail first:
 
 # %%
-first = validate(refusal.request)[0]  # the request the local API refused in chapter 01 (replayed in section 2)
-print("validate's first violation == the 400's text:", str(first) == refusal.error.api_message)
+first = validate(sliced.refusal.request)[0]  # the request the local API refused in chapter 01 (section 2)
+print("validate's first violation == the 400's text:", str(first) == sliced.refusal.error.api_message)
 print(f"{first.rule}: {first.hint}")
 
 # %% [markdown]
@@ -425,7 +405,7 @@ print(f"{first.rule}: {first.hint}")
 # nobody. Given the slip as raw dicts:
 
 # %%
-from msgmodel import DecodeError
+from msgmodel import DecodeError, from_api
 
 slip = [{"role": "user", "content": "Read x."},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "read_file", "input": {}}]},
@@ -551,6 +531,7 @@ check("05.2", faithful)
 from IPython.display import display
 
 from msgmodel import tool_results_of, tool_uses_of
+from msgmodel.course.display import show
 from msgmodel.course.exercises.ch05 import REPAIR_PUZZLE
 
 display(show(REPAIR_PUZZLE))

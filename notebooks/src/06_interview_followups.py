@@ -15,9 +15,8 @@
 # ## What
 #
 # The original step-31 tutorial has four follow-up questions (two shapes of `content`, `ThinkingBlock` defined
-# early, union or hierarchy, the cost of a new block kind); this chapter adds eleven, numbered **I1–I15**. You answer
-# each in the drill, then read its model answer. The core route backs I1–I6 with a cell each; I7–I15 are answered by
-# the drill and, optionally, by the cells after I6.
+# early, union or hierarchy, the cost of a new block kind); this chapter adds eleven, numbered **I1–I15**. The drill
+# gives every model answer; the core route backs I1–I6 with a cell each, the optional cells after them I7–I15.
 #
 # ## Why
 #
@@ -41,17 +40,14 @@ from msgmodel.course.widgets import InterviewDrill
 
 InterviewDrill(DRILL)
 
-# %% [markdown]
+# %% [markdown] tags=["core"]
 # ## Follow-up questions: the evidence
 #
-# Each answer in the drill, backed by a cell (or a link to the chapter whose cell proves it). The model is the
-# official SDK answered in-process by the local API, as in every chapter.
-
-# %% [markdown] tags=["core"]
+# The drill gave each answer; below, the cell that backs it (or the chapter whose cell does).
+#
 # ### I1. Why is `content` a `str | list`, and not always a list of blocks?
 #
-# The original's argument (wrapping plain text in a block list is needless ceremony) is in chapter 04, section 3.
-# The evidence that both shapes are on the wire: the SDK's own type, and a 200 for each shape:
+# Both shapes are on the wire: the SDK's own type, and a 200 for each:
 
 # %% tags=["core"]
 import typing
@@ -84,18 +80,17 @@ print("normalized    :", to_json(normalized) == raw, to_json(normalized).decode(
 # %% [markdown] tags=["core"]
 # ### I2. Why define `ThinkingBlock` before any feature uses thinking?
 #
-# The API signs each thinking block and refuses a replayed one whose signature is missing or whose latest turn was
-# modified (optional reading: [api-rules.md](../docs/api-rules.md), `thinking_signature`, `thinking_required`; the
-# local API checks the structure, not the signature). Modelled from day one, thinking passes through storage,
-# compaction and the engine unchanged. The proof: ask the local API with thinking on (its model opens with a signed
-# thinking block, as the live API does), run the tool, save the session, load it, and send it back:
+# The proof that thinking passes through unchanged: ask the local API with thinking on (its model opens with a signed
+# thinking block, as the live API does; the local API checks structure, not signatures), run the tool, save the session
+# with `msgmodel.core.storage` (chapter 05's rebuilt storage: `load` returns the messages and the lines it could not
+# read), load it, and send it back:
 
 # %% tags=["core"]
 import tempfile
 from pathlib import Path
 
 from msgmodel import blocks_of, to_api, tool_result_msg, tool_uses_of, user_text
-from msgmodel.api.demo_tools import demo_registry
+from msgmodel.api import demo_registry
 from msgmodel.core import storage
 from msgmodel.core.tools import run_tool, tools_param
 
@@ -155,12 +150,10 @@ for name, blocks in variants.items():
 # %% [markdown] tags=["core"]
 # ### I3. Tagged union or class hierarchy?
 #
-# The original argues for plain objects over class instances, which TypeScript can type without classes; in Python
-# the union's members are classes too, so the real choice is a *closed* union versus an *open* base class. Two kinds
-# written both ways, as scratch modules (`msgmodel.course.options`, printed side by side in the optional cell below):
-# the union is two frozen msgspec structs with a `Literal` tag each, `Block = Text | ToolUse`; the hierarchy is a
-# dataclass `Block` with a `str` tag and two subclasses. Both end with the same two functions, `tool_name` (narrows
-# on the tag) and `render` (an exhaustive `match`).
+# Two kinds written both ways, as scratch modules in `msgmodel.course.options` (printed side by side in the optional
+# cell below): a closed union of two frozen msgspec structs with a `Literal` tag each, `Block = Text | ToolUse`, and
+# an open hierarchy, a dataclass `Block` with a `str` tag and two subclasses. Both end with `tool_name` (narrows on
+# the tag) and `render` (an exhaustive `match`).
 
 # %%
 from msgmodel.course.options import CLASSES_SOURCE, UNION_SOURCE
@@ -186,7 +179,7 @@ type_check({"blocks_union": UNION_SOURCE, "blocks_classes": CLASSES_SOURCE}, fun
 # | | closed union (msgspec) | open class hierarchy |
 # |---|---|---|
 # | encode / decode | built in; the tag is a field | `to_dict`, `from_dict` and a registry, by hand |
-# | unknown tag on decode | `ValidationError` naming `$[0].type` | bare `KeyError` |
+# | unknown tag on decode | `ValidationError` at `$[0].type` (`message.py`: an `OpaqueBlock`) | bare `KeyError` |
 # | `if b.type == ...` narrows | yes (Literal tags) | no; needs `isinstance` |
 # | `match` + `assert_never` exhaustive | yes | no |
 # | behaviour per kind | plain functions with `match` | methods (what a hierarchy is good at) |
@@ -211,19 +204,10 @@ for decode in (lambda: msgspec.json.decode(b'[{"type": "image"}]', type=list[uni
 # %% [markdown] tags=["core"]
 # ### I4. What does it cost to add a block kind?
 #
-# One class, added to the union in `message.py`; then mypy lists every exhaustive `match` that must handle it.
-# Measured on a scratch copy of the package with a sixth class added (too slow for a cell; `tests/test_layout.py`
-# runs it), `mypy --strict` reported, in the library (`msgmodel/core`, `msgmodel/api`), **6 errors in 3 files**, each
-# an `assert_never` that now receives the new class:
-#
-# | file | function |
-# |---|---|
-# | `msgmodel/core/message.py` | `block_to_text`, `block_html`, `block_to_api` |
-# | `msgmodel/api/server.py` | `_block_events` (the streaming writer) |
-# | `msgmodel/api/limits.py` | `_generated`, `apply_limits` (what `max_tokens` counts and cuts) |
-#
-# An `ast` scan finds the same list without running mypy: functions that `match` on the block classes and end in
-# `assert_never`:
+# One class in the union; then mypy names every exhaustive `match` that must handle it, whose `assert_never` would
+# receive it. In the library (`msgmodel/core`, `msgmodel/api`) that is **6 errors in 3 files**: the six functions an
+# `ast` scan lists below, those that `match` on the block classes and end in `assert_never`. (Running mypy on a copy
+# with a sixth class is too slow for a cell; the test suite does it, and checks mypy flags exactly what the scan lists.)
 
 # %% tags=["core"]
 import msgmodel
@@ -239,9 +223,8 @@ for file, functions in exhaustive_block_matches(Path(msgmodel.__file__).parent, 
 #
 # ### I5. Why are the blocks frozen?
 #
-# A block is a value many places share: a compacted history holds the same block objects as the saved one. With
-# plain dicts, a "harmless" cleanup run on the compactor's window edits the saved history too, a signed thinking
-# block included, which the API then refuses:
+# A compacted history holds the same block objects as the saved one. With plain dicts, a "harmless" cleanup run on
+# the compactor's window edits the saved history too, a signed thinking block included:
 
 # %% tags=["core"]
 from msgmodel import TextBlock, ThinkingBlock
@@ -262,16 +245,12 @@ except AttributeError as e:
     print("the same cleanup on frozen blocks: AttributeError:", e)
 
 # %% [markdown] tags=["core"]
-# Frozen turns the bug into an error at the line that tries; a correct cleanup builds new blocks with
-# `msgspec.structs.replace`. Frozen is *shallow*, though: a `ToolUseBlock`'s `input` is an ordinary dict, and the
-# list of blocks a message holds an ordinary list, so code must still treat them as read-only (and a block holding
-# one cannot be hashed).
+# A correct cleanup builds new blocks with `msgspec.structs.replace`.
 #
 # ### I6. Where does validation belong?
 #
-# At the boundary, once: `from_json`/`from_api` check the shape with a `DecodeError` naming the path, and past that
-# no function re-checks it (that would copy the knowledge N times again). The API's protocol rules are a separate
-# layer, `validate`, run before sending or after loading. This history is well-formed, and no API would accept it:
+# The two layers, apart: chapter 04 showed `from_json` refusing a bad shape with its path; this history has a good
+# shape, so it decodes, and `validate` knows no API would accept it:
 
 # %% tags=["core"]
 from msgmodel import from_json

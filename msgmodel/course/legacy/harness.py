@@ -9,6 +9,10 @@ The chapters run the legacy engine many times, always the same way; this module 
   handed (``.handed``), so a chapter can show where the cut fell;
 * ``first_400(engine, prompts)``: submit prompts until the API refuses one; a ``Refusal`` says which
   prompt, the API's error and the request it refused;
+* ``slicing_session(keep)``: chapter 01's run, written once for the chapters that reuse it: the
+  eight tool prompts twice over on the legacy engine with step 29's slicing compactor; a
+  ``SlicedSession`` holds the history the compactor was handed last (typed messages) and the
+  ``Refusal``, if any;
 * ``new_signature(compactor)``: a step-29 compactor (dicts in, dicts out) called like
   ``msgmodel.core.compact.compact`` (typed messages, ``keep_recent=``, ``summarize=``), so one test
   can run against the old code and the new; ``verdict(test, impl)`` runs such a test on one
@@ -40,14 +44,17 @@ from msgmodel.core.tools import Tool, tools_param
 from msgmodel.course.knowledge import KnowledgeSite
 from msgmodel.course.legacy import compact29, summary30
 from msgmodel.course.legacy.engine import QueryEngine
+from msgmodel.course.sessions import PROMPTS
 
 __all__ = [
     "RecordingCompactor",
     "Refusal",
+    "SlicedSession",
     "first_400",
     "legacy_engine",
     "new_signature",
     "reach_table",
+    "slicing_session",
     "trace_paths",
     "verdict",
 ]
@@ -95,6 +102,21 @@ def first_400(engine: QueryEngine, prompts: Iterable[str]) -> Refusal | None:
         except anthropic.BadRequestError as err:
             return Refusal(n, prompt, err, list(engine.messages))  # the engine swapped in the compacted list
     return None
+
+
+@dataclass(frozen=True)
+class SlicedSession:
+    """Chapter 01's run: the history the slicing compactor was handed last, as typed messages, and the 400, if any."""
+
+    history: list[Message]
+    refusal: Refusal | None
+
+
+def slicing_session(keep: int = 7) -> SlicedSession:
+    """``PROMPTS`` twice over on the legacy engine with step 29's ``compact29.compact`` keeping ``keep`` messages."""
+    compactor = RecordingCompactor(compact29.compact)
+    refusal = first_400(legacy_engine(keep=keep, compact=compactor), PROMPTS * 2)
+    return SlicedSession(from_api(compactor.handed[-1]), refusal)
 
 
 def new_signature(compactor: Callable[..., Wire]) -> Callable[..., list[Message]]:
