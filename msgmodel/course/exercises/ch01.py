@@ -120,6 +120,73 @@ def _render(history: Wire) -> str:
 # ---------------------------------------------------------------------------------------
 # 01.1 first_clean_start
 # ---------------------------------------------------------------------------------------
+
+
+def _first_clean_start_starter(history: list[dict[str, Any]]) -> int | None: ...  # your code here
+
+
+def _user_blocks(*blocks: Any) -> Message:
+    return user_msg(blocks)
+
+
+_CLEAN_CASES: Final[list[tuple[str, Wire, int | None]]] = [
+    ("an assistant turn, then a prompt", _wire(_history()[3:5]), 1),
+    ("the whole exercise history (it opens with a prompt)", _wire(_history()), 0),
+    (
+        "the history from message 6 on (a tool_result message, then an assistant turn, then a prompt)",
+        _wire(_history()[6:]),
+        2,
+    ),
+    ("a history that starts on an assistant turn", _wire(_history()[3:]), 1),
+    (
+        "a user message whose content is a *list* holding a text block (it is a clean start)",
+        _wire([_history()[3], _user_blocks(TextBlock("Look at this traceback, please."))]),
+        1,
+    ),
+    (
+        "a user message that holds a tool_result and then text (the API accepts it; it is still an answer)",
+        _wire(
+            [
+                _history()[9],
+                _user_blocks(tool_result_block("toolu_01D", "src/app.py:3: ..."), TextBlock("And hurry.")),
+                _history()[11],
+                _history()[12],
+            ]
+        ),
+        3,
+    ),
+    ("one long tool loop with no prompt in it", _wire(_history()[9:12]), None),
+    ("an empty history", [], None),
+]
+
+
+def _check_first_clean_start(fn: Any) -> str | None:
+    for label, history, expected in _CLEAN_CASES:
+        got = fn(copy.deepcopy(history))
+        if got != expected:
+            shown = _render(history) or "    (no messages)"
+            return f"for {label}, expected {expected!r}, got {got!r}. The history:\n{shown}"
+    return None
+
+
+exercise(
+    Exercise(
+        id="01.1",
+        goal="Write by hand, on wire dicts, the rule step 29's compaction got wrong: the copy every layer needs.",
+        task="first_clean_start(history): index of the first user message that answers no tool call, else None",
+        checker=_check_first_clean_start,
+        starter=_first_clean_start_starter,
+        hints=(
+            "A user message holds either a prompt or the answers to tool calls, and only a prompt may open a window. "
+            "Content is a string or a list of blocks.",
+            'On wire dicts: a user message none of whose blocks (when content is a list) has type "tool_result". With'
+            " the model: from_api(history) and msgmodel.core.message.is_clean_user_start(m).",
+        ),
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
 # 01.2 where may the cut fall?
 # ---------------------------------------------------------------------------------------
 
@@ -279,6 +346,7 @@ def _check_smallest_safe_keep(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="01.3",
+        goal="Fix a cut with the rule and the validator rather than by trusting the caller: move the cut backward.",
         task=(
             "smallest_safe_keep(history, keep): the smallest k >= keep such that [summary, *history[-k:]] is valid as"
             " a stored history, i.e. msgmodel.core.protocol.validate([summary, *history[-k:]], as_history=True) == []"

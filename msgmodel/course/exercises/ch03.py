@@ -346,6 +346,7 @@ def _check_review(answer: object) -> str | None:
 exercise(
     Exercise(
         id="03.1",
+        goal="Count the copies of one piece of knowledge, however each is spelled: the root cause of both bugs.",
         task='List the functions of COPIES_SNIPPET that carry their own copy of "is this block a tool result?".',
         checker=_check_copies,
         starter=[],
@@ -361,6 +362,9 @@ exercise(
 exercise(
     Exercise(
         id="03.2",
+        goal=(
+            "Give the checker a type to check: a TypedDict makes mypy see the slip that dict[str, Any] lets through."
+        ),
         task="Write a TypedDict for a tool_result block that makes mypy reject the toolUseId slip.",
         checker=_check_typeddict,
         starter=_Starter,

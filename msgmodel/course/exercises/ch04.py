@@ -303,6 +303,7 @@ def _check_count_kinds(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="04.2",
+        goal="Dispatch on the tag with match and assert_never, so that mypy proves every block kind is handled.",
         task="count_kinds(blocks): blocks per wire kind as a match over ContentBlock (OpaqueBlock by its kind)",
         checker=_check_count_kinds,
         starter=_count_kinds_starter,
@@ -379,6 +380,7 @@ def _check_path(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="04.3",
+        goal=("Read the codec's errors: the boundary names the JSON path of what it refuses, so bad data stops there."),
         task=(
             "predict the path from_json(BAD_SESSION) names in its DecodeError (err.path). The convention: a JSONPath "
             "from the whole document, $ the top-level array, [i] an element counted from 0, .name a field, down to "

@@ -229,6 +229,7 @@ def _check_regression(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="05.1",
+        goal="Turn bug 1 into a regression test of a promise (the last k messages, unchanged), not of one output.",
         task="regression(compact_fn): fail with AssertionError if compact_fn ever drops the last keep_recent messages",
         checker=_check_regression,
         starter=_regression_starter,
@@ -384,6 +385,7 @@ def _check_faithful(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="05.2",
+        goal="State bug 2 as a property of every history: the summarizer sees every call, input and failure.",
         task="faithful(history, render) -> bool: does render(history) show each call with its input, each failure?",
         checker=_check_faithful,
         starter=_faithful_starter,

@@ -293,6 +293,9 @@ def _check_pairs(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="06.1",
+        goal=(
+            "Answer a classic interview task with the readers: pairing by id, whatever order and shape the history has."
+        ),
         task="pairs_of(messages): every tool_use, in order, paired with the tool_result naming its id (or None).",
         checker=_check_pairs,
         starter=_pairs_starter,
@@ -501,6 +504,7 @@ def _check_rename(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="06.3",
+        goal=("Change a history without breaking what the model keeps for you: frozen blocks, signed thinking, extra."),
         task="rename_in_text(messages, old, new): a new history, old -> new in text blocks and string content only.",
         checker=_check_rename,
         starter=_rename_starter,

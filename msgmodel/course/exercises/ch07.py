@@ -376,6 +376,9 @@ def _check_from_openai(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="07.1",
+        goal=(
+            "Decide when to consolidate: copies that already disagree and cost something, not a second use imagined."
+        ),
         task="For each scenario of SCENARIOS, say 'now', 'wait' or 'premature': {'a': ..., ..., 'e': ...}.",
         checker=_check_verdicts,
         starter=None,
@@ -392,6 +395,7 @@ exercise(
 exercise(
     Exercise(
         id="07.2",
+        goal="Rebuild the history from events with the constructors: the engine's fold law, written once by you.",
         task=(
             "fold(events): the list of Message that a list of msgmodel.core.engine events describes, from an empty "
             "history, without calling fold_events. A Compacted event's .messages (a tuple of Message, built by the "
