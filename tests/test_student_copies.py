@@ -210,6 +210,7 @@ REVIEWED: dict[tuple[str, str], str] = {
     ("03", "The smallest piece holds the sharpest example"): "a count from the table two cells up",
     ("04", "Row 2 is chapter 01's lesson"): "reads the next cell's table, before it runs",
     ("04", "More bad inputs"): "the JSONPath convention",
+    ("05", "`keep_recent=0` would summarize everything"): "announces the next cell",
     ("07", "`bench/run.py` measures it"): "committed benchmark figures, not the cell's output",
     ("07", "The same on this machine, now:"): "announces the next cell",
     ("07", "Exit code 1 means"): "the CLI's convention",
@@ -297,6 +298,6 @@ def test_held_back_phrases_follow_a_code_cell_and_are_gone_from_the_copy() -> No
     with pytest.raises(ValueError, match="not in its cell"):
         build_student.hold_back(stale)
     cell = nbformat.v4.new_markdown_cell(
-        "It breaks at\n3 and 7 here. Then more.", metadata={"holdback": ["3 and 7 here"]}
+        "Breaks at\n3 and 7 here. More.", metadata={"holdback": ["3 and 7 here"]}
     )
     assert build_student.hold_back(cell) == f"Breaks at\n{build_student.HELD_BACK}. More."
