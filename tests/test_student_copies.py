@@ -297,7 +297,5 @@ def test_held_back_phrases_follow_a_code_cell_and_are_gone_from_the_copy() -> No
     stale = nbformat.v4.new_markdown_cell("Three and seven.", metadata={"holdback": ["3 and 7 here"]})
     with pytest.raises(ValueError, match="not in its cell"):
         build_student.hold_back(stale)
-    cell = nbformat.v4.new_markdown_cell(
-        "Breaks at\n3 and 7 here. More.", metadata={"holdback": ["3 and 7 here"]}
-    )
+    cell = nbformat.v4.new_markdown_cell("Breaks at\n3 and 7 here. More.", metadata={"holdback": ["3 and 7 here"]})
     assert build_student.hold_back(cell) == f"Breaks at\n{build_student.HELD_BACK}. More."
