@@ -56,7 +56,8 @@ HELD_BACK = "*[run the cell above to see]*"
 """What a phrase that states a cleared cell's output becomes in a student copy."""
 CHECK_CALL = re.compile(r'^check\("(?P<id>\d\d\.\d)",\s*(?P<name>[A-Za-z_]\w*)\)\s*$', re.M)
 NOTE = (
-    "**Student copy.** The outputs are cleared: before you run a cell, say what it will print, then run it. "
+    "**Student copy.** The outputs are cleared: before you run a cell, say what it will print, then run it "
+    "(where the text said what a cell prints, it now says *[run the cell above to see]*). "
     'Each exercise cell shows "not attempted yet" until you replace its placeholder; `hint("NN.k")` gives a '
     'nudge, `hint("NN.k", 2)` a closer one. The chapter with its outputs is '
     "[notebooks/{name}]({up}/notebooks/{name})."
