@@ -410,7 +410,7 @@ from msgmodel.course.exercises.ch04 import IMAGE_CLASS, MINI_MODEL, with_image
 print(MINI_MODEL, "\n# the kind to add:", IMAGE_CLASS, sep="\n")
 
 # %%
-readers_hit = None  # your answer: {"render": "mypy", "silent" or "fine", "to_wire": ..., ..., "text_of": ...}
+readers_hit = None  # your answer: {"render": ..., "to_wire": ..., "label": ..., "calls_of": ..., "text_of": ...}
 check("04.1", readers_hit)
 
 # %% [markdown]
