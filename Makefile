@@ -126,7 +126,8 @@ test-clients: $(CLIENTS_STAMP)
 html: venv
 	$(PY) scripts/build_site.py
 
-# The cheat sheet, docs/cheatsheet.md, printed to build/cheatsheet.pdf (A4) by Debian's headless chromium.
+# The class handout, docs/cheatsheet.md, printed to build/cheatsheet.pdf (one A4 page) by Debian's headless
+# chromium, and the interview sheet, docs/interview-answers.md, to build/interview-answers.pdf.
 cheatsheet: venv
 	$(CHROMIUM_DEB)
 	$(PY) scripts/build_cheatsheet.py
