@@ -60,7 +60,8 @@ figure, p.figure { margin: 0 0 0.6mm 0; break-inside: avoid; }
 svg { display: block; width: 100%; height: auto; max-width: 95mm; }
 @media screen {
   html { font-size: 15px; }
-  body { max-width: 1200px; margin: 0 auto; padding: 16px 24px; }
+  body { max-width: 1200px; margin: 0 auto; padding: 16px 24px; column-gap: 32px; }
+  h1 { font-size: 24px; } h2 { font-size: 18px; } pre code { font-size: 13px; }
 }
 @media screen and (max-width: 760px) { body { column-count: 1; } }
 """
