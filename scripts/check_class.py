@@ -182,7 +182,6 @@ def _guarded_getaddrinfo(host, *args, _real=_getaddrinfo, **kwargs):
 
 _socket.socket.connect, _socket.socket.connect_ex = _guarded_connect, _guarded_connect_ex
 _socket.getaddrinfo = _guarded_getaddrinfo
-del _socket
 """
 """Run first in each chapter's kernel: any connection beyond this machine raises ``OSError``."""
 
