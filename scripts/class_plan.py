@@ -23,10 +23,10 @@ RUNTIME_MB: Final = 608
 OBJECTIVE: Final = (
     "By the end of the 90 minutes a student can argue, from the two bugs of the original step-31 tutorial, "
     "why an agent's chat messages deserve **one typed content model** instead of `list[dict[str, Any]]` "
-    "(the same protocol knowledge was copied into several modules, and two copies drifted into two production "
-    "400s), and can decide **when to consolidate** (knowledge copied at least twice, and the copies have "
-    "already cost a bug); they can then read and dispatch on messages with the model's readers and "
-    "`match` + `assert_never`."
+    "(the same protocol knowledge was copied into several modules, and the copies drifted into two bugs: "
+    "a 400 and summaries that lost the tools' work), and can decide **when to consolidate** (knowledge "
+    "copied at least twice, and the copies have already cost a bug); they can then read and dispatch on "
+    "messages with the model's readers and `match` + `assert_never`."
 )
 """The one lesson-level objective; the exit ticket tests its two halves."""
 
@@ -273,7 +273,7 @@ TICKET: Final[tuple[TicketItem, ...]] = (
         f"```python\n{TICKET_SNIPPET_DICTS}```\n\n```python\n{TICKET_SNIPPET_MODEL}```",
         1,
         'The first: no. `dict[str, Any]` means any string key with any value, so `b["toolUseId"]` is fine to '
-        "mypy and fails at run time, or sends a wrong key to the API. The second: yes, `ToolResultBlock` has no "
+        "mypy and raises `KeyError` at run time, on the first tool result. The second: yes, `ToolResultBlock` has no "
         "attribute `toolUseId`: the model's field is `tool_use_id`, and mypy knows it (the same slip as chapter "
         "02's, caught as in chapter 03 §5).",
         None,
