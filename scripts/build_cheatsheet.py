@@ -7,7 +7,8 @@ Chromium prints to PDF with the page size and margins of the page's CSS ``@page`
 touches the network. On screen the same HTML lays out in two balanced columns.
 
 The handout must print on one page (``SHEETS``); the interview sheet, docs/interview-answers.md (two
-sentences for each of chapter 06's drill questions), on at most two.
+sentences for each of chapter 06's drill questions), on at most two; the students' exit ticket,
+docs/exit-ticket.md, on one, in one column.
 
     python scripts/build_cheatsheet.py            # prints "build/cheatsheet.pdf: 1 page(s), N words" per sheet
     python scripts/build_cheatsheet.py --html     # the HTML only (no Chromium needed)
@@ -32,8 +33,11 @@ SOURCE = ROOT / "docs" / "cheatsheet.md"
 INTERVIEW = ROOT / "docs" / "interview-answers.md"
 BUILD = ROOT / "build"
 MAX_PAGES = 1
-SHEETS: dict[Path, int] = {SOURCE: MAX_PAGES, INTERVIEW: 2}
+TICKET = ROOT / "docs" / "exit-ticket.md"
+SHEETS: dict[Path, int] = {SOURCE: MAX_PAGES, INTERVIEW: 2, TICKET: 1}
 """Each sheet and the pages it may print on."""
+ONE_COLUMN = {TICKET.stem}
+"""Sheets printed in one column: the exit ticket leaves room to write."""
 TIMEOUT_S = 120
 BODY_PT = 9.0
 """The body text's size: readable on a photocopy (tests/ui/test_cheatsheet_pdf.py measures it in Chromium)."""
@@ -134,7 +138,10 @@ def build(source: Path = SOURCE, out: Path = BUILD, *, pdf: bool = True) -> tupl
     out.mkdir(parents=True, exist_ok=True)
     html_path = out / f"{source.stem}.html"
     title = "msgmodel class handout" if source.stem == SOURCE.stem else f"msgmodel: {source.stem.replace('-', ' ')}"
-    html_path.write_text(render_html(markdown, title=title, base=source.parent), encoding="utf-8")
+    page = render_html(markdown, title=title, base=source.parent)
+    if source.stem in ONE_COLUMN:
+        page = page.replace("</style>", "body { column-count: 1; } h2 { margin-top: 4mm; }\n</style>")
+    html_path.write_text(page, encoding="utf-8")
     words = count_words(markdown)
     if not pdf:
         return html_path, 0, words

@@ -528,6 +528,13 @@ def render_plan() -> str:
     return "\n".join(lines)
 
 
+def _answer_space(item: TicketItem) -> str:
+    """Where a student writes: a blank per scenario for item 1, a few empty lines otherwise (more for open items)."""
+    if item is TICKET[0]:
+        return "Answer: " + " ".join(f"({k}) ____________" for k, _, _ in CONSOLIDATE)
+    return "\n\n".join(["Answer:", *["&nbsp;"] * (6 if item.rubric else 3)])
+
+
 def render_ticket(*, teacher: bool) -> str:
     """The exit ticket: the questions; for the teacher, each with its answer and rubric."""
     lines = []
@@ -535,6 +542,8 @@ def render_ticket(*, teacher: bool) -> str:
         lines.append(f"**{i}. {item.title}** ({item.points} point{'s' if item.points > 1 else ''}) {item.question}")
         if item.body:
             lines += ["", item.body]
+        if not teacher:
+            lines += ["", _answer_space(item)]
         if teacher:
             lines += ["", f"- **Answer:** {item.answer}"]
             if item.rubric:
