@@ -127,7 +127,8 @@ html: venv
 	$(PY) scripts/build_site.py
 
 # The class handout, docs/cheatsheet.md, printed to build/cheatsheet.pdf (one A4 page) by Debian's headless
-# chromium, and the interview sheet, docs/interview-answers.md, to build/interview-answers.pdf.
+# chromium; the interview sheet, docs/interview-answers.md, and the students' exit ticket, docs/exit-ticket.md,
+# beside it (build/interview-answers.pdf, build/exit-ticket.pdf).
 cheatsheet: venv
 	$(CHROMIUM_DEB)
 	$(PY) scripts/build_cheatsheet.py

@@ -464,7 +464,7 @@ CHECKLIST: Final[tuple[ChecklistItem, ...]] = (
         by_hand="open each chapter, *Run All* once, and find the demo cell of the plan (the cells it needs have run)",
     ),
     ChecklistItem(
-        "**The exit ticket** printed (`docs/exit-ticket.md`) or linked where students find it",
+        "**The exit ticket** printed (`make cheatsheet` writes `build/exit-ticket.pdf` from `docs/exit-ticket.md`)",
         by_hand="one copy per student; the rubric stays in this guide",
     ),
 )
