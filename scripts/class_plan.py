@@ -492,6 +492,11 @@ def render_checklist(checks: set[str], runtime_mb: int) -> str:
 # ---------------------------------------------------------------------------------------
 
 
+def _cell(text: str) -> str:
+    """``text`` safe in a markdown table cell: a ``|`` (as in ``str | list``) escaped."""
+    return text.replace("|", "\\|")
+
+
 def clock(plan: tuple[Segment, ...] = PLAN) -> list[tuple[int, int, Segment]]:
     """(start minute, end minute, segment) for each segment, in order."""
     out, start = [], 0
@@ -510,7 +515,8 @@ def render_plan() -> str:
     ]
     for a, b, s in clock():
         live = f"{s.live} ({s.demo_minutes})" if s.live else ""
-        lines.append(f"| {a}–{b} | {s.minutes} | {s.title} | {s.keep} | {live} | {s.cut} |")
+        cells = " | ".join(_cell(x) for x in (s.title, s.keep, live, s.cut))
+        lines.append(f"| {a}–{b} | {s.minutes} | {cells} |")
     total = sum(s.minutes for s in PLAN)
     demos = sum(s.demo_minutes for s in PLAN)
     lines.append(f"| | **{total}** | | | **{demos}** of demos | |")
@@ -574,7 +580,7 @@ def render_drill_rubric(drill: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
     ]
     for i, (question, points) in enumerate(drill, start=1):
         essential, wrong = DRILL_RUBRIC[question]
-        lines.append(f"| {i} | {question} | {points[essential]} | {wrong} |")
+        lines.append(f"| {i} | {_cell(question)} | {_cell(points[essential])} | {_cell(wrong)} |")
     return "\n".join(lines)
 
 

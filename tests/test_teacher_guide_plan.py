@@ -247,5 +247,33 @@ def test_the_drill_rubric_covers_exactly_the_drill() -> None:
     assert len(rows) == len(DRILL)
 
 
+def _table_rows(markdown: str) -> list[list[str]]:
+    """The body rows of the tables in ``markdown``, each as the text of its cells (as a renderer reads them)."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    rows: list[list[str]] = []
+    in_cell = False
+    for tok in tokens:
+        if tok.type == "tr_open":
+            rows.append([])
+        elif tok.type in ("td_open", "th_open"):
+            in_cell = True
+        elif tok.type == "inline" and in_cell:
+            rows[-1].append(tok.content)
+            in_cell = False
+    return [r for r in rows if r and r[0] not in ("#", "clock")]
+
+
+def test_a_pipe_inside_a_cell_does_not_split_it() -> None:
+    """``str | list`` in a drill question: escaped, or the renderer cuts the question and drops the last cell."""
+    rubric = _table_rows(block("drill-rubric"))
+    assert [r[1] for r in rubric] == [d.question for d in DRILL]
+    assert [r[3] for r in rubric] == [class_plan.DRILL_RUBRIC[d.question][1] for d in DRILL]
+    plan = _table_rows(block("class-plan"))
+    assert [r[2] for r in plan[: len(class_plan.PLAN)]] == [s.title for s in class_plan.PLAN]
+    assert [r[5] for r in plan[: len(class_plan.PLAN)]] == [s.cut for s in class_plan.PLAN]
+
+
 def test_the_guide_file_is_the_one_the_tests_read() -> None:
     assert GUIDE == teacher_guide.GUIDE
