@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: venv lab test check unit nbtest notebooks student bench test-browser test-clients test-runtime test-hub test-hub-real class-share html cheatsheet slides lock clean
+.PHONY: venv lab test check check-class unit nbtest notebooks student bench test-browser test-clients test-runtime test-hub test-hub-real class-share html cheatsheet slides lock clean
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
@@ -126,10 +126,18 @@ test-clients: $(CLIENTS_STAMP)
 html: venv
 	$(PY) scripts/build_site.py
 
-# The cheat sheet, docs/cheatsheet.md, printed to build/cheatsheet.pdf (A4) by Debian's headless chromium.
+# The class handout, docs/cheatsheet.md, printed to build/cheatsheet.pdf (one A4 page) by Debian's headless
+# chromium; the interview sheet, docs/interview-answers.md, and the students' exit ticket, docs/exit-ticket.md,
+# beside it (build/interview-answers.pdf, build/exit-ticket.pdf).
 cheatsheet: venv
 	$(CHROMIUM_DEB)
 	$(PY) scripts/build_cheatsheet.py
+
+# What a teacher checks the day before the class (scripts/check_class.py; the guide's checklist names each check):
+# Python >= 3.11, the venv's pins, the kernel's environment, the widgets' and RISE's JupyterLab extensions, every
+# chapter run offline within its 10 s, the student copies, the slides and the one-page handout. About a minute.
+check-class: venv slides/node_modules/.installed
+	$(PY) scripts/check_class.py
 
 # The core path as static reveal.js slides, build/slides/NN_*.slides.html, with reveal.js copied
 # next to them from npm (slides/package-lock.json): they open from disk, with no network.
