@@ -9,7 +9,10 @@ Three blocks of the guide are generated, each between ``<!-- NAME -->`` and ``<!
   (``msgmodel.course.route.core_route()``: its core sections and its minutes by the careful reading
   model) with the demo to run live (``DEMOS`` below), then the minutes left for questions;
 * ``quiz-key``: the answer of every self-check question of chapter 06 (``QUIZ``);
-* ``drill-key``: the key points of every interview question of chapter 06 (``DRILL``).
+* ``drill-key``: the key points of every interview question of chapter 06 (``DRILL``);
+* ``slide-map``: each live demo by its slide: the chapter, the slide number reveal.js shows on the
+  static deck (and RISE's live deck, the same notebook) and the deck's address of that slide
+  (``scripts/build_slides.py``: the demos are the code cells tagged ``demo``).
 
 ``tests/test_teacher_guide.py`` checks that the guide holds exactly these blocks, so the minutes,
 the quiz answers and the drill's key points cannot drift from the route and the exercise module.
@@ -88,9 +91,30 @@ def drill_key() -> str:
     return "\n".join(lines)
 
 
+def slide_map() -> str:
+    """The live demos by their slides: a row per demo cell (chapter, the lesson plan's demo, slide n/total, address)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_slides
+    import nbformat
+
+    lines = ["| # | demo (the lesson plan's) | cell | slide | static deck |", "|---|---|---|---:|---|"]
+    for path in sorted(build_slides.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        deck = build_slides.deck_notebook(nbformat.read(path, as_version=4), path.stem)
+        total = build_slides.slide_count(deck)
+        for cell, n in build_slides.demo_slides(deck):
+            where = f"`build/slides/{path.stem}.slides.html#/{n - 1}`"
+            lines.append(f"| {path.stem[:2]} | {DEMOS.get(path.stem[:2], '')} | `{cell}` | {n}/{total} | {where} |")
+    return "\n".join(lines)
+
+
 def blocks() -> dict[str, str]:
     """The generated blocks of the guide, by marker name."""
-    return {"lesson-plan": lesson_plan(core_route()), "quiz-key": quiz_key(), "drill-key": drill_key()}
+    return {
+        "lesson-plan": lesson_plan(core_route()),
+        "quiz-key": quiz_key(),
+        "drill-key": drill_key(),
+        "slide-map": slide_map(),
+    }
 
 
 def block_pattern(name: str) -> re.Pattern[str]:

@@ -151,7 +151,7 @@ def test_the_guide_has_goals_prompts_and_wrong_answers_for_every_chapter() -> No
 
 
 def test_the_guide_parses_as_intended() -> None:
-    """Parsed as CommonMark (what GitHub and myst start from): one list per key, one table, 24 python fences."""
+    """Parsed as CommonMark (what GitHub and myst start from): one list per key, two tables, 24 python fences."""
     markdown_it = pytest.importorskip("markdown_it")
     tokens = markdown_it.MarkdownIt("commonmark").enable("table").parse(guide_text())
     top = [t for t in tokens if t.level == 0]
@@ -159,7 +159,17 @@ def test_the_guide_parses_as_intended() -> None:
     items = [t for t in tokens if t.type == "list_item_open" and t.level == 1]
     lists = [t for t in top if t.type == "ordered_list_open"]
     assert [sum(1 for i in items if lst.map[0] <= i.map[0] < lst.map[1]) for lst in lists] == [len(QUIZ), len(DRILL)]
-    assert sum(t.type == "table_open" for t in top) == 1
-    assert sum(t.type == "tr_open" for t in tokens) == 1 + len(core_route().chapters) + 2
+    assert sum(t.type == "table_open" for t in top) == 2  # the lesson plan and the slide map
+    demos = teacher_guide.slide_map().count("\n") - 1
+    assert sum(t.type == "tr_open" for t in tokens) == 1 + len(core_route().chapters) + 2 + 1 + demos
     fences = [t for t in top if t.type == "fence"]
     assert [t.info for t in fences] == ["python"] * len(IDS)
+
+
+def test_the_slide_map_names_every_demo_by_its_slide() -> None:
+    """Each chapter's demo (a code cell tagged ``demo``) with its slide on the deck, as the deck builder counts."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in teacher_guide.slide_map().splitlines()[2:]]
+    assert {r[0] for r in rows} == {c.chapter for c in core_route().chapters}, "a chapter without a demo"
+    for chapter, _demo, cell, slide, where in rows:
+        n, total = (int(x) for x in slide.split("/"))
+        assert 1 <= n <= total and cell.strip("`").startswith(chapter) and f"#/{n - 1}`" in where
