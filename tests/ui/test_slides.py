@@ -5,11 +5,18 @@ disk with every non-``file:`` request refused, advances three slides with the ke
 ``build/screenshots/slides-static-{1..4}.png``. Each slide must differ from the one before, and the
 page must load nothing remote and raise no script error.
 
-Live: the chapter opens in JupyterLab, its outputs cleared and saved (so an output seen later can
-only come from this run); the notebook toolbar's RISE button (``RISE:preview``) opens the deck,
-three key presses advance it, and on the fourth slide (the first with a code cell) the teacher's
-Shift+Enter runs the cell in front of the class: an output appears, with no error in it.
-Screenshots: ``build/screenshots/slides-rise-{1..4}.png`` and ``slides-rise-run.png``.
+Live: the chapter's live deck (``build/slides/01_*.ipynb``, the same deck notebook the static deck
+is rendered from, written into the lab's root with its ``rise.css``) opens in JupyterLab, its outputs
+cleared and saved (so an output seen later can only come from this run); the notebook toolbar's
+RISE button (``RISE:preview``) opens the deck, three key presses advance it, every slide shown
+holds at most 60 words of prose outside its speaker notes and has notes, and on the fourth slide
+(the first with a code cell) the teacher's Shift+Enter runs the cell in front of the class: an
+output appears, with no error in it. Screenshots: ``build/screenshots/slides-rise-{1..4}.png`` and
+``slides-rise-run.png``.
+
+Diagrams in JupyterLab: the student copy of chapter 00 (``scripts/build_student.py``) opens in the
+lab, and its four-message diagram is drawn (JupyterLab's own mermaid renderer, bundled: an
+``<svg>`` with a size), both in the notebook and on the RISE slide that shows it.
 """
 
 from __future__ import annotations
@@ -40,7 +47,14 @@ STATIC_SLIDE = """() => {
 RISE_SLIDE = """() => {
   const all = [...document.querySelectorAll('.reveal .slides section.present')];
   const s = all[all.length - 1];
-  return {where: location.hash, text: s ? s.innerText.trim() : ''};
+  if (!s) return {where: location.hash, text: '', words: 0, notes: 0};
+  const words = [...s.querySelectorAll('.jp-MarkdownCell')].filter(c => !c.closest('aside.notes')).map(c => {
+    const copy = c.cloneNode(true);
+    copy.querySelectorAll('pre, svg, .jp-RenderedMermaid').forEach(e => e.remove());
+    return copy.textContent.split(/\\s+/).filter(t => /\\w/.test(t)).length;
+  }).reduce((a, b) => a + b, 0);
+  const notes = [...s.querySelectorAll('aside.notes')].map(n => n.textContent.trim()).join(' ');
+  return {where: location.hash, text: s.innerText.trim(), words, notes: notes.length};
 }"""
 
 # the slideshow alone on screen, as a teacher projects it
@@ -117,8 +131,9 @@ def _rise_frame(page: Any) -> Any:
     pytest.fail("RISE's slideshow frame did not open")
 
 
-def test_rise_presents_and_runs_a_cell(page: Any, lab_url: str, screenshots: Path) -> None:
-    rel = f"notebooks/{CHAPTER}.ipynb"
+def test_rise_presents_and_runs_a_cell(page: Any, lab_url: str, lab_root: Path, screenshots: Path) -> None:
+    build_slides.build([CHAPTER[:2]], out=lab_root / "slides-live")
+    rel = f"slides-live/{CHAPTER}.ipynb"
     page.goto(f"{lab_url}/lab/workspaces/ui-rise/tree/{rel}?reset", wait_until="domcontentloaded")
     button = page.locator(".jp-NotebookPanel-toolbar [data-command='RISE:preview']")
     button.wait_for(timeout=60_000)
@@ -145,6 +160,9 @@ def test_rise_presents_and_runs_a_cell(page: Any, lab_url: str, screenshots: Pat
             lambda n: shown.screenshot(path=str(screenshots / f"slides-rise-{n}.png")),
         )
         _check_distinct(seen)
+        for s in seen:
+            assert s["words"] <= build_slides.WORDS_MAX, f"{s['where']}: {s['words']} words of prose on the slide"
+            assert s["notes"], f"{s['where']}: no speaker notes"
 
         code = frame.locator(".reveal .slides section.present .jp-CodeCell").first
         code.wait_for(state="visible")
@@ -158,3 +176,22 @@ def test_rise_presents_and_runs_a_cell(page: Any, lab_url: str, screenshots: Pat
         assert code.locator(".jp-InputPrompt").inner_text().strip() not in ("[ ]:", "[*]:", ""), "no execution count"
     finally:
         page.evaluate("async () => { await window.jupyterapp.serviceManager.sessions.shutdownAll(); }")
+
+
+def test_the_student_copy_draws_the_diagram(page: Any, lab_url: str, lab_root: Path, screenshots: Path) -> None:
+    import build_student
+    import nbformat
+
+    out = lab_root / "student"
+    build_student.build(out)
+    copy = out / "00_start_here.ipynb"
+    assert any("```mermaid" in c.source for c in nbformat.read(copy, as_version=4).cells), "no diagram to draw"
+    page.goto(f"{lab_url}/lab/workspaces/ui-diagram/tree/student/{copy.name}?reset", wait_until="domcontentloaded")
+    svg = page.locator(".jp-RenderedMermaid svg, .jp-RenderedMarkdown svg[aria-roledescription='sequence']").first
+    svg.wait_for(state="attached", timeout=60_000)
+    svg.scroll_into_view_if_needed()
+    box = svg.bounding_box()
+    assert box and box["width"] > 200 and box["height"] > 100, box
+    assert page.locator(".jp-RenderedMarkdown pre", has_text="sequenceDiagram").count() == 0, "shown as source"
+    page.screenshot(path=str(screenshots / "student-00-diagram.png"))
+    page.evaluate("async () => { await window.jupyterapp.serviceManager.sessions.shutdownAll(); }")
