@@ -244,7 +244,7 @@ def notes_markdown(slide: dict[str, Any], window: tuple[float, float], n: int, t
     """The speaker notes of one slide (see the module docstring)."""
     start, end = slide["clock"]
     parts = [
-        f"**⏱ {clock(start)}–{clock(end)}** of the {LESSON_MINUTES}-minute lesson · this chapter: "
+        f"**Clock {clock(start)}–{clock(end)}** of the {LESSON_MINUTES}-minute lesson · this chapter: "
         f"{window[0]:.0f}–{window[1]:.0f} · slide {n}/{total}"
     ]
     parts += slide["notes"]

@@ -168,7 +168,7 @@ def test_every_slide_is_short_has_notes_and_shows_its_demo(ch: build_notebooks.C
         words = sum(build_slides.prose_words(c.source) for c in shown if c.cell_type == "markdown")
         assert words <= build_slides.WORDS_MAX, f"slide {n}: {words} words of prose"
         assert len(notes) == 1 and notes[0] is cells[-1], f"slide {n}: its notes are not its last cell"
-        assert notes[0].source.startswith("**⏱ "), f"slide {n}: no clock cue"
+        assert notes[0].source.startswith("**Clock "), f"slide {n}: no clock cue"
     demos = [c for c in deck.cells if c.cell_type == "code" and build_slides.DEMO_TAG in c.metadata.get("tags", ())]
     assert demos, f"{ch.stem}: no cell tagged demo"
     assert not [c.get("id") for c in demos if c.metadata.get("slide_fold")], "a folded demo"

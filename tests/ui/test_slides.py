@@ -6,8 +6,8 @@ disk with every non-``file:`` request refused, advances three slides with the ke
 page must load nothing remote and raise no script error.
 
 Live: the chapter's live deck (``build/slides/01_*.ipynb``, the same deck notebook the static deck
-is rendered from, written into the lab's root with its ``rise.css``) opens in JupyterLab, its outputs
-cleared and saved (so an output seen later can only come from this run); the notebook toolbar's
+is rendered from, written into the lab's root with its ``rise.css``, its outputs cleared so an output
+seen later can only come from this run) opens in JupyterLab; the notebook toolbar's
 RISE button (``RISE:preview``) opens the deck, three key presses advance it, every slide shown
 holds at most 60 words of prose outside its speaker notes and has notes, and on the fourth slide
 (the first with a code cell) the teacher's Shift+Enter runs the cell in front of the class: an
@@ -15,8 +15,8 @@ output appears, with no error in it. Screenshots: ``build/screenshots/slides-ris
 ``slides-rise-run.png``.
 
 Diagrams in JupyterLab: the student copy of chapter 00 (``scripts/build_student.py``) opens in the
-lab, and its four-message diagram is drawn (JupyterLab's own mermaid renderer, bundled: an
-``<svg>`` with a size), both in the notebook and on the RISE slide that shows it.
+lab, and its four-message diagram is drawn by JupyterLab's own mermaid renderer (bundled, offline),
+as an SVG image with a size. RISE renders its slides with the same renderers.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ RISE_SLIDE = """() => {
   const all = [...document.querySelectorAll('.reveal .slides section.present')];
   const s = all[all.length - 1];
   if (!s) return {where: location.hash, text: '', words: 0, notes: 0};
-  const words = [...s.querySelectorAll('.jp-MarkdownCell')].filter(c => !c.closest('aside.notes')).map(c => {
+  const shown = c => !c.closest('aside.notes') && c.getClientRects().length > 0;  // skipped cells are hidden
+  const words = [...s.querySelectorAll('.jp-MarkdownCell')].filter(shown).map(c => {
     const copy = c.cloneNode(true);
     copy.querySelectorAll('pre, svg, .jp-RenderedMermaid').forEach(e => e.remove());
     return copy.textContent.split(/\\s+/).filter(t => /\\w/.test(t)).length;
@@ -132,18 +133,18 @@ def _rise_frame(page: Any) -> Any:
 
 
 def test_rise_presents_and_runs_a_cell(page: Any, lab_url: str, lab_root: Path, screenshots: Path) -> None:
+    import nbformat
+
     build_slides.build([CHAPTER[:2]], out=lab_root / "slides-live")
     rel = f"slides-live/{CHAPTER}.ipynb"
+    deck = nbformat.read(lab_root / rel, as_version=4)
+    for c in deck.cells:  # outputs cleared: an output seen later can only come from this run
+        if c.cell_type == "code":
+            c.outputs, c.execution_count = [], None
+    nbformat.write(deck, lab_root / rel)
     page.goto(f"{lab_url}/lab/workspaces/ui-rise/tree/{rel}?reset", wait_until="domcontentloaded")
     button = page.locator(".jp-NotebookPanel-toolbar [data-command='RISE:preview']")
     button.wait_for(timeout=60_000)
-    page.evaluate(
-        """async () => {
-          const app = window.jupyterapp;
-          await app.commands.execute('notebook:clear-all-cell-outputs');
-          await app.commands.execute('docmanager:save');
-        }"""
-    )
     try:
         button.click()
         page.wait_for_selector("iframe[src*='/rise/']", state="attached")
@@ -187,11 +188,13 @@ def test_the_student_copy_draws_the_diagram(page: Any, lab_url: str, lab_root: P
     copy = out / "00_start_here.ipynb"
     assert any("```mermaid" in c.source for c in nbformat.read(copy, as_version=4).cells), "no diagram to draw"
     page.goto(f"{lab_url}/lab/workspaces/ui-diagram/tree/student/{copy.name}?reset", wait_until="domcontentloaded")
-    svg = page.locator(".jp-RenderedMermaid svg, .jp-RenderedMarkdown svg[aria-roledescription='sequence']").first
-    svg.wait_for(state="attached", timeout=60_000)
-    svg.scroll_into_view_if_needed()
-    box = svg.bounding_box()
+    # JupyterLab draws the fence as an SVG image (data:image/svg+xml) in a figure, its source folded below it
+    drawing = page.locator(".jp-RenderedMermaid figure img[src^='data:image/svg+xml']").first
+    drawing.wait_for(state="attached", timeout=60_000)
+    drawing.scroll_into_view_if_needed()
+    box = drawing.bounding_box()
     assert box and box["width"] > 200 and box["height"] > 100, box
-    assert page.locator(".jp-RenderedMarkdown pre", has_text="sequenceDiagram").count() == 0, "shown as source"
+    assert "aria-roledescription%3D%22sequence%22" in (drawing.get_attribute("src") or ""), "not the sequence diagram"
+    assert page.locator(".jp-RenderedMermaid.jp-mod-warning").count() == 0, "mermaid could not draw it"
     page.screenshot(path=str(screenshots / "student-00-diagram.png"))
     page.evaluate("async () => { await window.jupyterapp.serviceManager.sessions.shutdownAll(); }")
