@@ -17,8 +17,9 @@ outputs); every slide is horizontal (space and the right arrow do the same). Eve
 slide from the deck file, on a demo slide the guide's common wrong answers, on the chapter's last
 slide its discussion prompts, then the chapter's prose to paraphrase. Code is shown, never folded
 when it is a demo (a code cell tagged ``demo``, the ones the guide's lesson plan runs live; their
-slide numbers are the guide's ``slide-map`` block); only a cell of imports alone, or one whose input
-the notebook hides, folds to a one-line summary. A projector stylesheet (the template) wraps long
+slide numbers are the guide's ``slide-map`` block); only a cell of imports alone, one whose input
+the notebook hides, or one the deck file names in ``fold`` (its output is the evidence) folds to a
+one-line summary. A projector stylesheet (the template) wraps long
 code lines instead of clipping them, sets tables at 18 px without scroll boxes, and scales a slide
 that would still be taller than the screen. Diagrams (mermaid fences) are drawn: the SVG
 ``scripts/diagrams.py`` committed replaces each ``<pre class="mermaid">``.

@@ -48,14 +48,16 @@ RISE_SLIDE = """() => {
   const all = [...document.querySelectorAll('.reveal .slides section.present')];
   const s = all[all.length - 1];
   if (!s) return {where: location.hash, text: '', words: 0, notes: 0};
-  const shown = c => !c.closest('aside.notes') && c.getClientRects().length > 0;  // skipped cells are hidden
-  const words = [...s.querySelectorAll('.jp-MarkdownCell')].filter(shown).map(c => {
+  const shown = c => !c.closest("aside.notes") && c.getClientRects().length > 0;  // rendered text; skipped cells hidden
+  const cells = [...s.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')].filter(shown).map(c => {
     const copy = c.cloneNode(true);
     copy.querySelectorAll('pre, svg, .jp-RenderedMermaid').forEach(e => e.remove());
-    return copy.textContent.split(/\\s+/).filter(t => /\\w/.test(t)).length;
-  }).reduce((a, b) => a + b, 0);
+    return copy.textContent.split(/\\s+/).filter(t => /\\w/.test(t));
+  });
+  const words = cells.reduce((a, b) => a + b.length, 0);
+  const counted = cells.map(c => c.join(' ').slice(0, 80));
   const notes = [...s.querySelectorAll('aside.notes')].map(n => n.textContent.trim()).join(' ');
-  return {where: location.hash, text: s.innerText.trim(), words, notes: notes.length};
+  return {where: location.hash, text: s.innerText.trim(), words, notes: notes.length, counted};
 }"""
 
 # the slideshow alone on screen, as a teacher projects it
@@ -162,7 +164,7 @@ def test_rise_presents_and_runs_a_cell(page: Any, lab_url: str, lab_root: Path, 
         )
         _check_distinct(seen)
         for s in seen:
-            assert s["words"] <= build_slides.WORDS_MAX, f"{s['where']}: {s['words']} words of prose on the slide"
+            assert s["words"] <= build_slides.WORDS_MAX, f"{s['where']}: {s['words']} words of prose: {s['counted']}"
             assert s["notes"], f"{s['where']}: no speaker notes"
 
         code = frame.locator(".reveal .slides section.present .jp-CodeCell").first
@@ -198,3 +200,32 @@ def test_the_student_copy_draws_the_diagram(page: Any, lab_url: str, lab_root: P
     assert page.locator(".jp-RenderedMermaid.jp-mod-warning").count() == 0, "mermaid could not draw it"
     page.screenshot(path=str(screenshots / "student-00-diagram.png"))
     page.evaluate("async () => { await window.jupyterapp.serviceManager.sessions.shutdownAll(); }")
+
+
+def test_rise_draws_the_diagram(page: Any, lab_url: str, lab_root: Path, screenshots: Path) -> None:
+    """Chapter 00's live deck in RISE: the slide of the four messages shows the diagram drawn, not its source."""
+    stem = "00_start_here"
+    build_slides.build([stem[:2]], out=lab_root / "slides-live")
+    page.goto(f"{lab_url}/lab/workspaces/ui-rise-00/tree/slides-live/{stem}.ipynb?reset", wait_until="domcontentloaded")
+    button = page.locator(".jp-NotebookPanel-toolbar [data-command='RISE:preview']")
+    button.wait_for(timeout=60_000)
+    try:
+        button.click()
+        page.wait_for_selector("iframe[src*='/rise/']", state="attached")
+        page.evaluate(SOLO)
+        frame = _rise_frame(page)
+        frame.wait_for_selector(".reveal .slides section.present", timeout=60_000)
+        frame.locator(".reveal .slides section.present").first.click()
+        present = ".reveal .slides section.present .jp-RenderedMermaid figure img[src^='data:image/svg+xml']"
+        for _ in range(10):  # space moves on until the slide with the diagram is on screen
+            if frame.locator(present).count():
+                break
+            page.keyboard.press("Space")
+            page.wait_for_timeout(500)
+        drawing = frame.locator(present).first
+        drawing.wait_for(state="visible", timeout=30_000)
+        box = drawing.bounding_box()
+        assert box and box["width"] > 200 and box["height"] > 100, box
+        page.locator("iframe[src*='/rise/']").screenshot(path=str(screenshots / "slides-rise-diagram.png"))
+    finally:
+        page.evaluate("async () => { await window.jupyterapp.serviceManager.sessions.shutdownAll(); }")
