@@ -168,7 +168,9 @@ def test_the_guide_parses_as_intended() -> None:
 
 def test_the_slide_map_names_every_demo_by_its_slide() -> None:
     """Each chapter's demo (a code cell tagged ``demo``) with its slide on the deck, as the deck builder counts."""
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in teacher_guide.slide_map().splitlines()[2:]]
+    generated = teacher_guide.slide_map()
+    assert block("slide-map") == generated, "stale slide map: run `python scripts/teacher_guide.py --write`"
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in generated.splitlines()[2:]]
     assert {r[0] for r in rows} == {c.chapter for c in core_route().chapters}, "a chapter without a demo"
     for chapter, _demo, cell, slide, where in rows:
         n, total = (int(x) for x in slide.split("/"))
