@@ -52,7 +52,8 @@ bench: venv
 # chromium, installed with apt when /usr/bin/chromium is missing (CI runs as root); never
 # downloads a browser.
 # (The cheat sheet's PDF and the slides, static and live with RISE, are among them; tests/ui/test_slide_fit.py
-# holds every static slide within the 1280×800 screen: `python scripts/measure_slides.py` prints the heights.)
+# holds every static slide to the projector's bounds (1280×800, 60 words, notes, no folded demo, no clipped
+# line, the diagram drawn): `python scripts/measure_slides.py` prints them.)
 CHROMIUM_DEB = @if [ ! -x /usr/bin/chromium ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
@@ -139,8 +140,12 @@ cheatsheet: venv
 check-class: venv slides/node_modules/.installed
 	$(PY) scripts/check_class.py
 
-# The core path as static reveal.js slides, build/slides/NN_*.slides.html, with reveal.js copied
-# next to them from npm (slides/package-lock.json): they open from disk, with no network.
+# The core path as slides for a projector, two decks per chapter from one source (scripts/build_slides.py):
+# the short slide texts of slides/decks/NN.toml over the chapter's core cells, the chapter's prose and the
+# guide's prompts in the speaker notes. Static: build/slides/NN_*.slides.html, with reveal.js copied next to
+# them from npm (slides/package-lock.json): they open from disk, with no network. Live: build/slides/NN_*.ipynb
+# (and rise.css), presented with RISE under `make lab`. Diagrams are the SVGs in docs/diagrams/, drawn by
+# `python scripts/diagrams.py --write` with mermaid from the same npm lock in Debian's chromium.
 slides/node_modules/.installed: slides/package.json slides/package-lock.json
 	cd slides && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@

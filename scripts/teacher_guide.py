@@ -16,7 +16,10 @@ These blocks of the guide are generated, each between ``<!-- NAME -->`` and ``<!
   student's side, without them, is written whole to ``docs/exit-ticket.md``;
 * ``quiz-key``: the answer of every self-check question of chapter 06 (``QUIZ``);
 * ``drill-key``: the key points of every interview question of chapter 06 (``DRILL``);
-* ``drill-rubric``: how to score the drill's open answers (``class_plan.DRILL_RUBRIC``).
+* ``drill-rubric``: how to score the drill's open answers (``class_plan.DRILL_RUBRIC``);
+* ``slide-map``: each live demo by its slide: the chapter, the slide number reveal.js shows on the
+  static deck (and RISE's live deck, the same notebook) and the deck's address of that slide
+  (``scripts/build_slides.py``: the demos are the code cells tagged ``demo``).
 
 ``tests/test_teacher_guide.py`` checks that the guide holds exactly these blocks, so the minutes,
 the quiz answers and the drill's key points cannot drift from the route and the exercise module.
@@ -101,6 +104,22 @@ def drill_key() -> str:
     return "\n".join(lines)
 
 
+def slide_map() -> str:
+    """The live demos by their slides: a row per demo cell (chapter, the lesson plan's demo, slide n/total, address)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_slides
+    import nbformat
+
+    lines = ["| # | demo (the lesson plan's) | cell | slide | static deck |", "|---|---|---|---:|---|"]
+    for path in sorted(build_slides.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        deck = build_slides.deck_notebook(nbformat.read(path, as_version=4), path.stem)
+        total = build_slides.slide_count(deck)
+        for cell, n in build_slides.demo_slides(deck):
+            where = f"`build/slides/{path.stem}.slides.html#/{n - 1}`"
+            lines.append(f"| {path.stem[:2]} | {DEMOS.get(path.stem[:2], '')} | `{cell}` | {n}/{total} | {where} |")
+    return "\n".join(lines)
+
+
 def blocks() -> dict[str, str]:
     """The generated blocks of the guide, by marker name."""
     return {
@@ -111,6 +130,7 @@ def blocks() -> dict[str, str]:
         "quiz-key": quiz_key(),
         "drill-key": drill_key(),
         "drill-rubric": class_plan.render_drill_rubric(tuple((d.question, tuple(d.points)) for d in DRILL)),
+        "slide-map": slide_map(),
     }
 
 

@@ -76,7 +76,7 @@ for name, source in OPTION_SOURCES.items():
 # TypeScript did). The snippet for `message.py`, then `mypy --strict` on all five, each error mapped back to the
 # mistake marked on its line:
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 from msgmodel.course.options import MISTAKES, mistakes_caught
 
 print(MISTAKES["msgspec (message.py)"])
