@@ -55,7 +55,7 @@ from msgmodel.core.compact import plan_compaction, summary_message
 from msgmodel.core.message import Message, message_to_text, to_api, transcript_of
 from msgmodel.core.protocol import Violation, validate
 from msgmodel.course.display import conversation_html, tool_pairs
-from msgmodel.course.i18n import N_, _, ngettext
+from msgmodel.course.i18n import N_, _, join, ngettext
 
 __all__ = [
     "ApiVerdict",
@@ -644,9 +644,9 @@ def check_choice(question: Question, choice: str | None) -> Feedback:
     if choice not in question.options:
         return Feedback(False, _("{choice} is not one of the options.").format(choice=repr(choice)))
     if choice == question.answer:
-        return Feedback(True, (_("✓ Correct.") + " " + _(question.explain)).rstrip())
+        return Feedback(True, join(_("✓ Correct."), _(question.explain)))
     hint = question.hints.get(choice, "")
-    return Feedback(False, _("✗ Not quite.") + " " + (_(hint) if hint else _("Think again and try another option.")))
+    return Feedback(False, join(_("✗ Not quite."), _(hint) if hint else _("Think again and try another option.")))
 
 
 class Quiz:
@@ -943,7 +943,7 @@ class InterviewDrill:
                     )
                 )
             lines.append(f"  {i + 1}. {_(item.question)}" + (f"  [{'; '.join(state)}]" if state else ""))
-            lines.append("     " + _("Model answer:") + f" {_(item.answer)}")
+            lines.append("     " + join(_("Model answer:"), _(item.answer)))
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from msgmodel.course.exercises.key import KEY_ENV, key_path, load_key, reveal_is_off
-from msgmodel.course.i18n import N_, _
+from msgmodel.course.i18n import N_, _, join
 
 __all__ = [
     "Exercise",
@@ -71,10 +71,10 @@ class Verdict:
 
     def __repr__(self) -> str:
         if self.passed:
-            return (_("✓ exercise {id}: correct.").format(id=self.exercise_id) + " " + self.hint).rstrip()
+            return join(_("✓ exercise {id}: correct.").format(id=self.exercise_id), self.hint)
         if self.hint.startswith(_("not attempted yet")):
-            return _("· exercise {id}:").format(id=self.exercise_id) + " " + self.hint
-        return _("✗ exercise {id}: not yet.").format(id=self.exercise_id) + " " + self.hint
+            return join(_("· exercise {id}:").format(id=self.exercise_id), self.hint)
+        return join(_("✗ exercise {id}: not yet.").format(id=self.exercise_id), self.hint)
 
     def __bool__(self) -> bool:
         return self.passed
@@ -198,14 +198,14 @@ def hint(exercise_id: str, level: int = 1) -> Help:
     if level > n:
         seen = _("exercise {id} has {n} hints and you have seen them all.").format(id=exercise_id, n=n)
         if reveal_is_off():
-            return Help(f"{seen} {_(_OFF)}")
-        return Help(f"{seen} " + _("To see the reference solution: reveal({q}, confirm=True).").format(q=q))
+            return Help(join(seen, _(_OFF)))
+        return Help(join(seen, _("To see the reference solution: reveal({q}, confirm=True).").format(q=q)))
     if level < n:
         more = _(" More: hint({q}, {next}).").format(q=q, next=level + 1)
     else:
         more = _(" Last hint; then reveal({q}).").format(q=q)
     head = _("hint {level} of {n} for exercise {id}:").format(level=level, n=n, id=exercise_id)
-    return Help(f"{head} {_(ex.hints[level - 1])}{more}")
+    return Help(join(head, _(ex.hints[level - 1])) + more)
 
 
 _OFF: Final = N_(
@@ -223,7 +223,7 @@ def reveal(exercise_id: str, confirm: bool = False) -> Help:
     get(exercise_id)  # an unknown id is a KeyError naming the known ones, as for check and hint
     q = repr(exercise_id)
     if reveal_is_off():
-        return Help(_("exercise {id}:").format(id=exercise_id) + f" {_(_OFF)}")
+        return Help(join(_("exercise {id}:").format(id=exercise_id), _(_OFF)))
     if confirm is not True:
         return Help(
             _(
