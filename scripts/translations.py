@@ -60,7 +60,7 @@ LOCALE_TAG = "locale"
 SETUP = 'from msgmodel.course import i18n\n\ni18n.use("zh_CN")'
 MISSING_MARK = "> ⚠️ **未翻译**：本段还没有中文译文，下面是英文原文（`make translations`，然后补上译文）。"
 FUZZY_MARK = "> ⚠️ **译文待更新**：英文原文改了，旧译文已标为 fuzzy，下面是新的英文原文。"
-HEADER = {"Project-Id-Version": "msgmodel", "Language-Team": "zh_CN"}
+PO_WIDTH = 100_000
 
 
 def catalog_path(stem: str) -> Path:
@@ -81,9 +81,12 @@ def read_catalog_bytes(data: bytes) -> Catalog:
 
 
 def po_text(catalog: Catalog) -> bytes:
-    """The catalog as PO text: unwrapped (``width=0``), obsolete entries kept as ``#~``, previous ids as ``#|``."""
+    """The catalog as PO text: unwrapped, obsolete entries kept as ``#~``, previous ids as ``#|``.
+
+    Not ``width=0``: Babel then still wraps the ``#|`` comments at 76 columns; a width no line reaches wraps nothing.
+    """
     out = io.BytesIO()
-    write_po(out, catalog, width=0, include_previous=True, ignore_obsolete=False)
+    write_po(out, catalog, width=PO_WIDTH, include_previous=True, ignore_obsolete=False)
     return out.getvalue()
 
 
@@ -249,8 +252,7 @@ def out_of_step(catalog: Catalog | None, fresh: Catalog, path: Path) -> list[Pro
         return [Problem(str(path.relative_to(ROOT)), "no catalog (run `make translations`)", "")]
     have = {e.id for e in catalog if e.id}
     want = {e.id for e in fresh if e.id}
-    new = [Problem(f"{path.relative_to(ROOT)} (cell {location(path, fresh[m])})", "English cell with no entry", str(m))
-           for m in want - have]  # fmt: skip
+    new = [Problem(location(path, fresh[m]), "English cell with no entry", str(m)) for m in want - have]
     gone = [Problem(location(path, catalog[m]), "entry whose English cell is gone", str(m)) for m in have - want]
     return new + gone
 
