@@ -413,7 +413,28 @@ def check() -> list[Problem]:
     return found
 
 
+def edition_stats() -> list[str]:
+    """Per built Chinese chapter: CJK characters in its prose (markdown) and in its outputs."""
+    lines = [f"{'notebooks/zh/':<34}{'prose':>8}{'outputs':>8}"]
+    for ch in build.chapters():
+        path = ZH / ch.ipynb
+        if not path.exists():
+            lines.append(f"{ch.stem:<34}{'(none)':>8}")
+            continue
+        nb = nbformat.read(path, as_version=4)
+        prose = sum(chinese_characters(c.source) for c in nb.cells if c.cell_type == "markdown")
+        outputs = sum(
+            chinese_characters(str(o.get("text", "")) + "".join(str(v) for v in o.get("data", {}).values()))
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.outputs
+        )
+        lines.append(f"{ch.stem:<34}{prose:>8}{outputs:>8}")
+    return lines
+
+
 def stats() -> list[str]:
+    """Per catalog: entries, translated, fuzzy, empty, and the CJK characters of its translations."""
     lines = [f"{'catalog':<34}{'entries':>8}{'done':>6}{'fuzzy':>6}{'empty':>6}{'汉字':>8}"]
     paths = [catalog_path(ch.stem) for ch in build.chapters()] + [COURSE_PO]
     for path in paths:
@@ -435,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stats", action="store_true", help="write nothing; count the entries of every catalog")
     args = ap.parse_args(argv)
     if args.stats:
-        print("\n".join(stats()))
+        print("\n".join([*stats(), "", *edition_stats(), "", f"glossary: {len(glossary())} terms"]))
         return 0
     if args.check:
         found = check()
