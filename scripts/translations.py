@@ -348,8 +348,7 @@ def glossary(text: str | None = None) -> list[Term]:
 
 def without_code(text: str) -> str:
     """``text`` with its inline code spans and fenced blocks blanked (code is never translated)."""
-    text = re.sub(r"^```.*?^```", " ", text, flags=re.S | re.M)
-    return CODE_SPAN.sub(" ", text)
+    return CODE_SPAN.sub(" ", FENCE.sub(" ", text))
 
 
 def forbidden_uses(text: str, terms: list[Term]) -> list[tuple[str, str]]:
@@ -373,9 +372,12 @@ def forbidden_uses(text: str, terms: list[Term]) -> list[tuple[str, str]]:
     return found
 
 
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+
+
 def code_spans(text: str) -> list[str]:
-    """The inline code spans of ``text``, as written (backticks included)."""
-    return [m.group(0) for m in CODE_SPAN.finditer(text)]
+    """The inline code spans of ``text``, as written (backticks included); fenced blocks are not inline code."""
+    return [m.group(0) for m in CODE_SPAN.finditer(FENCE.sub(" ", text))]
 
 
 def glossary_problems(catalog: Catalog, path: Path, terms: list[Term]) -> list[Problem]:
