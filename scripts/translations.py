@@ -69,7 +69,7 @@ def catalog_path(stem: str) -> Path:
 
 
 def new_catalog(project: str = "msgmodel") -> Catalog:
-    return Catalog(locale=LANG, project=project, version=None, charset="utf-8", fuzzy=False)
+    return Catalog(locale=LANG, project=project, version=None, charset="UTF-8", fuzzy=False)
 
 
 def read_catalog(path: Path) -> Catalog:
@@ -87,7 +87,12 @@ def po_text(catalog: Catalog) -> bytes:
     """
     out = io.BytesIO()
     write_po(out, catalog, width=PO_WIDTH, include_previous=True, ignore_obsolete=False)
-    return out.getvalue()
+    text = out.getvalue().decode("utf-8")
+    # Babel's round trip of a one-word "Project-Id-Version: msgmodel" writes " msgmodel" (project "", version
+    # "msgmodel"); and it drops a location's line number 0, where the convention wants "<stem>.ipynb:0".
+    text = re.sub(r'^"Project-Id-Version: +(\S+(?: \S+)*?) *\\n"$', r'"Project-Id-Version: \1\\n"', text, flags=re.M)
+    text = re.sub(r"^#:.*$", lambda m: re.sub(r"(\S+\.ipynb)(?=\s|$)", r"\1:0", m.group(0)), text, flags=re.M)
+    return text.encode("utf-8")
 
 
 def mo_bytes(catalog: Catalog) -> bytes:
@@ -141,6 +146,7 @@ def merged(old: Catalog | None, fresh: Catalog) -> Catalog:
     ordered = new_catalog()
     ordered.mime_headers = old.mime_headers
     ordered.header_comment = old.header_comment
+    ordered.charset = "UTF-8"  # Babel reads the charset lowercased; the convention writes UTF-8
     for entry in fresh:
         if entry.id:
             kept = old[entry.id]
