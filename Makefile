@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: venv lab test check check-class unit nbtest notebooks student bench test-browser test-clients test-runtime test-hub test-hub-real class-share html cheatsheet slides lock clean
+.PHONY: venv lab test check check-class unit nbtest notebooks translations student bench test-browser test-clients test-runtime test-hub test-hub-real class-share html cheatsheet slides lock clean
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
@@ -35,11 +35,18 @@ nbtest: venv
 		$(PY) -m pytest notebooks $(NBVAL) -q; \
 	else echo "no notebooks yet"; fi
 
-# Re-execute every chapter in order from a fresh kernel and commit-ready outputs.
+# Re-execute every chapter in order from a fresh kernel and commit-ready outputs: the English
+# chapters, then the Chinese edition (notebooks/zh/, built from the same source and the catalogs).
 notebooks: venv
 	$(PY) scripts/build_notebooks.py
 
-# Blank copies of the chapters for a class, in build/student/: outputs cleared, exercises as
+# The Chinese edition's catalogs brought in step with the English (one entry per markdown cell;
+# a changed cell's translation turns fuzzy, a removed cell's goes to #~) and the course layer's
+# catalog compiled (scripts/translations.py). `--check` lists what is untranslated or fuzzy.
+translations: venv
+	$(PY) scripts/translations.py
+
+# Blank copies of the chapters for a class, in build/student/ (the Chinese edition in build/student/zh/): outputs cleared, exercises as
 # placeholders (scripts/build_student.py says why). The answer key is docs/teacher-guide.md.
 student: venv
 	$(PY) scripts/build_student.py

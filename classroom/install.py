@@ -162,12 +162,17 @@ def class_image_pyproject(text: str) -> str:
     """The project file a class image is built with: the library's, with the course layer kept in the wheel.
 
     The library wheel leaves ``msgmodel.course`` out (the notebooks run from a checkout, editable);
-    a class image has no checkout, so its wheel keeps the course and the sealed closed answers.
+    a class image has no checkout, so its wheel keeps the course, the sealed closed answers and the
+    course's compiled catalogs (``msgmodel.course.i18n``: the Chinese chapters print through them).
     """
     if LIBRARY_EXCLUDE not in text or LIBRARY_DATA not in text:
         raise SystemExit("pyproject.toml: the course exclusion or the package data changed; update install.py")
     text = text.replace(LIBRARY_EXCLUDE, "")
-    return text.replace(LIBRARY_DATA, 'msgmodel = ["py.typed", "data/*", "course/exercises/closed_answers*.json"]\n')
+    return text.replace(
+        LIBRARY_DATA,
+        'msgmodel = ["py.typed", "data/*", "course/exercises/closed_answers*.json", '
+        '"course/locale/*/LC_MESSAGES/*.mo"]\n',
+    )
 
 
 def _package_copy(tmp: Path) -> Path:

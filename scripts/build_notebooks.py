@@ -10,6 +10,11 @@ the build.
     python scripts/build_notebooks.py 01 03      # some chapters (by number prefix)
     python scripts/build_notebooks.py --check    # no execution: are the .ipynb up to date?
     python scripts/build_notebooks.py --slides   # no execution: rewrite only the slide metadata
+    python scripts/build_notebooks.py --edition zh 02   # only the Chinese edition (en, zh, both: default both)
+
+The Chinese edition, ``notebooks/zh/NN_name.ipynb``, is built after the English from the same source
+and the chapter's catalog (``scripts/translations.py`` says how), executed from ``notebooks/zh/``
+under the same budget, its outputs committed like the English ones.
 
 Chapter 00 prints the core route, measured on the built notebooks (``core_route()``: minutes by
 the careful reading model, outputs included). After a build, if the route it printed is no longer
@@ -175,7 +180,7 @@ def restamp_slides(built: nbformat.NotebookNode, fresh: nbformat.NotebookNode) -
     return True
 
 
-def execute(nb: nbformat.NotebookNode) -> float:
+def execute(nb: nbformat.NotebookNode, where: Path = NOTEBOOKS) -> float:
     env_before = os.environ.get("PYTHONHASHSEED")
     os.environ["PYTHONHASHSEED"] = "0"
     try:
@@ -184,7 +189,7 @@ def execute(nb: nbformat.NotebookNode) -> float:
             timeout=60,
             kernel_name="python3",
             record_timing=False,  # no wall-clock timestamps in the committed notebooks
-            resources={"metadata": {"path": str(NOTEBOOKS)}},
+            resources={"metadata": {"path": str(where)}},
         )
         start = time.perf_counter()
         client.execute()
@@ -229,13 +234,64 @@ def rebuild_route(chs: list[Chapter], tries: int = 3) -> int:
     return 1
 
 
+def chinese(ch: Chapter) -> nbformat.NotebookNode:
+    """Chapter ``ch`` in Chinese, unexecuted (``translations.translated_notebook``: English code, catalog prose)."""
+    import translations  # here, not on top: it imports this module
+
+    return translations.translated_notebook(ch.stem)
+
+
+def build_chinese(chs: list[Chapter], only: list[str], *, check: bool) -> int:
+    """Build (or with ``check``, compare) ``notebooks/zh/NN_*.ipynb``: 0 when all went well.
+
+    Executed from ``notebooks/zh/`` like the English from ``notebooks/``, under the same budget.
+    A cell whose catalog entry is missing or fuzzy is built in English under a marker; the
+    tests (``tests/test_zh_edition.py``) refuse such a chapter.
+    """
+    target_dir = NOTEBOOKS / "zh"
+    target_dir.mkdir(exist_ok=True)
+    stale, total = [], 0.0
+    for ch in chs:
+        if only and not any(ch.stem.startswith(p) for p in only):
+            continue
+        nb, target = chinese(ch), target_dir / ch.ipynb
+        if check:
+            if not target.exists() or source_view(nbformat.read(target, as_version=4)) != source_view(nb):
+                stale.append(f"zh/{ch.ipynb}")
+            continue
+        seconds = execute(nb, target_dir)
+        total += seconds
+        nbformat.write(nb, target)
+        print(f"zh/{ch.ipynb}: executed in {seconds:.1f} s")
+        if seconds > BUDGET_S:
+            print(f"zh/{ch.ipynb}: over the {BUDGET_S:.0f} s budget", file=sys.stderr)
+            return 1
+    if check and stale:
+        print("out of date (run `make notebooks`): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    if not check:
+        print(f"total (zh): {total:.1f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("only", nargs="*", help="chapter number prefixes to build (default: all)")
     ap.add_argument("--check", action="store_true", help="verify the .ipynb files match their sources")
     ap.add_argument("--slides", action="store_true", help="rewrite only the slide metadata (no execution)")
+    ap.add_argument(
+        "--edition", choices=("en", "zh", "both"), default="both", help="English, Chinese (notebooks/zh/) or both"
+    )
     args = ap.parse_args(argv)
     chs = chapters()
+    english = 0 if args.edition == "zh" else build_english(chs, args)
+    if english or args.edition == "en" or args.slides:
+        return english
+    return build_chinese(chs, args.only, check=args.check)
+
+
+def build_english(chs: list[Chapter], args: argparse.Namespace) -> int:
+    """The English chapters, ``notebooks/NN_*.ipynb`` (``main``'s options): 0 when all went well."""
     stale = []
     total = 0.0
     for i, ch in enumerate(chs):

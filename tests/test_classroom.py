@@ -224,7 +224,8 @@ def test_the_class_image_wheel_keeps_the_course_and_seals_the_closed_answers(tmp
     (wheel,) = (tmp_path / "out").glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"msgmodel/course/__init__.py", "msgmodel/course/exercises/closed.py",
-            "msgmodel/course/exercises/closed_answers.sealed.json"} <= names  # fmt: skip
+            "msgmodel/course/exercises/closed_answers.sealed.json",
+            "msgmodel/course/locale/zh_CN/LC_MESSAGES/msgmodel_course.mo"} <= names  # fmt: skip
     assert "msgmodel/course/exercises/closed_answers.json" not in names
 
 

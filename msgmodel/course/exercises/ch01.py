@@ -39,6 +39,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.i18n import N_, _
 from msgmodel.course.synth import synth_session
 
 __all__ = ["cut_history", "cut_outline", "exercise_history"]
@@ -165,22 +166,28 @@ def _check_first_clean_start(fn: Any) -> str | None:
         got = fn(copy.deepcopy(history))
         if got != expected:
             shown = _render(history) or "    (no messages)"
-            return f"for {label}, expected {expected!r}, got {got!r}. The history:\n{shown}"
+            return _("for {0}, expected {1!r}, got {2!r}. The history:\n{3}").format(label, expected, got, shown)
     return None
 
 
 exercise(
     Exercise(
         id="01.1",
-        goal="Write by hand, on wire dicts, the rule step 29's compaction got wrong: the copy every layer needs.",
-        task="first_clean_start(history): index of the first user message that answers no tool call, else None",
+        goal=N_("Write by hand, on wire dicts, the rule step 29's compaction got wrong: the copy every layer needs."),
+        task=N_("first_clean_start(history): index of the first user message that answers no tool call, else None"),
         checker=_check_first_clean_start,
         starter=_first_clean_start_starter,
         hints=(
-            "A user message holds either a prompt or the answers to tool calls, and only a prompt may open a window. "
-            "Content is a string or a list of blocks.",
-            'On wire dicts: a user message none of whose blocks (when content is a list) has type "tool_result". With'
-            " the model: from_api(history) and msgmodel.core.message.is_clean_user_start(m).",
+            N_(
+                "A user message holds either a prompt or the answers to tool calls, and only a prompt may open a "
+                "window. "
+                "Content is a string or a list of blocks."
+            ),
+            N_(
+                'On wire dicts: a user message none of whose blocks (when content is a list) has type "tool_result". '
+                "With"
+                " the model: from_api(history) and msgmodel.core.message.is_clean_user_start(m)."
+            ),
         ),
     )
 )
@@ -250,10 +257,10 @@ def _check_clean_cuts(answer: Any) -> str | None:
     if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in answer
     ):
-        return f"give a set of message indices such as {{0, 3}}, got {answer!r}."
+        return _("give a set of message indices such as {{0, 3}}, got {0!r}.").format(answer)
     got, right = set(answer), _clean_cuts()
     if out := sorted(i for i in got if not 0 <= i < len(history)):
-        return f"the history has messages 0 to {len(history) - 1}; {out} is not one of them."
+        return _("the history has messages 0 to {0}; {1} is not one of them.").format(len(history) - 1, out)
     if got == right:
         return None
     messages = from_api(history)
@@ -262,40 +269,46 @@ def _check_clean_cuts(answer: Any) -> str | None:
         i = wrong_in[0]
         said = str(validate(_summary_then(history[i:]), as_history=True)[0])
         tail = (
-            " It is a user message, and it starts with tool results: the role is not enough (step 29's copy asked "
-            "only the role). Text after the results does not make it a prompt."
+            _(
+                " It is a user message, and it starts with tool results: the role is not enough (step 29's copy "
+                "asked only the role). Text after the results does not make it a prompt."
+            )
             if messages[i].role == "user"
             else ""
         )
-        return f"a cut before message {i} is not clean: the API would say {said.rstrip('.')}.{tail}"
+        return _("a cut before message {0} is not clean: the API would say {1}.{2}").format(i, said.rstrip("."), tail)
     i = sorted(right - got)[0]
     m = messages[i]
     if m.role == "assistant":
-        why = (
+        why = _(
             "the summary in front is a user message, and an assistant turn may follow it: a cut breaks the request "
             "only when it separates a result from its call. Server tool blocks travel together in one message."
         )
     else:
-        why = "it is a prompt (text only, a string or a list of text blocks), so nothing before it is needed."
-    return f"you left out message {i}, a clean cut: {why}"
+        why = _("it is a prompt (text only, a string or a list of text blocks), so nothing before it is needed.")
+    return _("you left out message {0}, a clean cut: {1}").format(i, why)
 
 
 exercise(
     Exercise(
         id="01.2",
-        task="clean_cuts: the set of every i for which [summary, *cut_history()[i:]] is a valid stored history",
-        goal=(
+        task=N_("clean_cuts: the set of every i for which [summary, *cut_history()[i:]] is a valid stored history"),
+        goal=N_(
             "Decide where a compactor may cut from the message at the cut alone: the one piece of knowledge "
             "step 29's copy got wrong, which the model owns as a reader."
         ),
         checker=_check_clean_cuts,
         starter=set(),
         hints=(
-            "A cut is broken by what it separates: a tool_result whose tool_use stayed behind, in the summary. "
-            "Look at each message's first blocks, not only its role.",
-            "With the model: msgmodel.core.message.is_clean_user_start(m) answers it for a user message; an assistant "
-            "message after a user summary is always a valid start. Check one cut with "
-            "msgmodel.core.protocol.validate([summary, *history[i:]], as_history=True).",
+            N_(
+                "A cut is broken by what it separates: a tool_result whose tool_use stayed behind, in the summary. "
+                "Look at each message's first blocks, not only its role."
+            ),
+            N_(
+                "With the model: msgmodel.core.message.is_clean_user_start(m) answers it for a user message; an "
+                "assistant message after a user summary is always a valid start. Check one cut with "
+                "msgmodel.core.protocol.validate([summary, *history[i:]], as_history=True)."
+            ),
         ),
     )
 )
@@ -323,44 +336,54 @@ def _check_smallest_safe_keep(fn: Any) -> str | None:
             if got == expected:
                 continue
             if not isinstance(got, int) or isinstance(got, bool):
-                return f"for {label} and keep={keep}, return an int (the new keep), got {got!r}."
+                return _("for {0} and keep={1}, return an int (the new keep), got {2!r}.").format(label, keep, got)
             if got < keep:
-                return (
-                    f"for {label} and keep={keep}, you returned {got}: keep fewer messages than asked only "
-                    "if you must; here moving the cut back (a larger k) is always possible."
-                )
+                return _(
+                    "for {0} and keep={1}, you returned {2}: keep fewer messages than asked only if you must; here "
+                    "moving the cut back (a larger k) is always possible."
+                ).format(label, keep, got)
             if not _accepted(history, got):
                 start = from_api(history)[-got]
-                what = "a user message holding tool_result blocks" if start.role == "user" else "this message"
-                return (
-                    f"for {label} and keep={keep}, you returned {got}, but history[-{got}:] starts on {what}, "
-                    f"so the API answers: {validate(_sliced(history, got), as_history=True)[0]}"
-                )
-            return (
-                f"for {label} and keep={keep}, you returned {got}, which is safe, but {expected} is safe too "
-                "and keeps fewer messages: return the smallest."
-            )
+                what = _("a user message holding tool_result blocks") if start.role == "user" else _("this message")
+                return _(
+                    "for {0} and keep={1}, you returned {2}, but history[-{3}:] starts on {4}, so the API answers: {5}"
+                ).format(label, keep, got, got, what, validate(_sliced(history, got), as_history=True)[0])
+            return _(
+                "for {0} and keep={1}, you returned {2}, which is safe, but {3} is safe too and keeps fewer "
+                "messages: return the smallest."
+            ).format(label, keep, got, expected)
     return None
 
 
 exercise(
     Exercise(
         id="01.3",
-        goal="Fix a cut with the rule and the validator rather than by trusting the caller: move the cut backward.",
+        goal=N_("Fix a cut with the rule and the validator rather than by trusting the caller: move the cut backward."),
         task=(
-            "smallest_safe_keep(history, keep): the smallest k >= keep such that [summary, *history[-k:]] is valid as"
-            " a stored history, i.e. msgmodel.core.protocol.validate([summary, *history[-k:]], as_history=True) == []"
-            " (as_history: a final assistant message ends a turn, it is not a prefill); when k reaches len(history) "
-            "nothing is cut and k is returned"
+            N_(
+                "smallest_safe_keep(history, keep): the smallest k >= keep such that [summary, *history[-k:]] is "
+                "valid as"
+                " a stored history, i.e. msgmodel.core.protocol.validate([summary, *history[-k:]], as_history=True) "
+                "== []"
+                " (as_history: a final assistant message ends a turn, it is not a prefill); when k reaches "
+                "len(history) "
+                "nothing is cut and k is returned"
+            )
         ),
         checker=_check_smallest_safe_keep,
         starter=_smallest_safe_keep_starter,
         hints=(
-            "Keeping more messages moves the cut back. Which first message makes a window unsafe? Look at history[-k].",
-            "A window is unsafe when history[-k] is a user message holding tool_result blocks "
-            "(msgmodel.core.message.is_tool_result_message after from_api); grow k until it is not, never past "
-            "len(history). validate([summary, *history[-k:]], as_history=True) from msgmodel.core.protocol checks one"
-            " k.",
+            N_(
+                "Keeping more messages moves the cut back. Which first message makes a window unsafe? Look at "
+                "history[-k]."
+            ),
+            N_(
+                "A window is unsafe when history[-k] is a user message holding tool_result blocks "
+                "(msgmodel.core.message.is_tool_result_message after from_api); grow k until it is not, never past "
+                "len(history). validate([summary, *history[-k:]], as_history=True) from msgmodel.core.protocol "
+                "checks one"
+                " k."
+            ),
         ),
     )
 )

@@ -21,6 +21,7 @@ from typing import Any, Final, Literal, TypedDict
 
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
+from msgmodel.course.i18n import N_, _
 from msgmodel.course.teaching import mypy_ini
 
 __all__ = ["COPIES_SNIPPET", "REVIEW_SNIPPET"]
@@ -65,11 +66,11 @@ _FUNCTIONS: Final = tuple(re.findall(r"^def (\w+)", COPIES_SNIPPET, re.M))
 
 def _as_names(answer: object) -> list[str] | str:
     if isinstance(answer, str) or not isinstance(answer, Iterable):
-        return "answer with a list of function names, e.g. `['is_result_turn']`."
+        return N_("answer with a list of function names, e.g. `['is_result_turn']`.")
     names = list(answer)
     bad = [n for n in names if not isinstance(n, str)]
     if bad:
-        return f"every item must be a function name (a string); got {bad[0]!r}."
+        return _("every item must be a function name (a string); got {0!r}.").format(bad[0])
     return [n.strip().removesuffix("()") for n in names]
 
 
@@ -79,7 +80,9 @@ def _check_copies(answer: object) -> str | None:
         return names
     unknown = sorted(set(names) - set(_FUNCTIONS))
     if unknown:
-        return f"{unknown[0]!r} is not a function of the snippet (its functions: {', '.join(_FUNCTIONS)})."
+        return _("{0!r} is not a function of the snippet (its functions: {1}).").format(
+            unknown[0], ", ".join(_FUNCTIONS)
+        )
     chosen = set(names)
     answers = closed("03.1")
     given = {name: "chosen" if name in chosen else "left out" for name in _FUNCTIONS}
@@ -89,7 +92,9 @@ def _check_copies(answer: object) -> str | None:
     copies = [name for name in _FUNCTIONS if answers.is_right(name, "chosen")]
     missed = [name for name in copies if given[name] == "left out"]
     if missed:
-        return f"{len(copies) - len(missed)} of {len(copies)} found; {answers.feedback(missed[0], 'left out')}"
+        return _("{0} of {1} found; {2}").format(
+            len(copies) - len(missed), len(copies), answers.feedback(missed[0], "left out")
+        )
     return None
 
 
@@ -209,7 +214,7 @@ def _typeddict_module(cls: type) -> tuple[str, dict[int, str]]:
     name = src.typeddict(cls)
     lines = [*(f"import {m}" for m in sorted(src.imports)), "", *src.classes, ""]
     at: dict[int, str] = {}
-    for case, body, _, _ in _CASES:
+    for case, body, _expected, _why in _CASES:
         lines += ["", f"def {case}(call_id: str) -> {name}:", f"    return {body}"]
         at[len(lines)] = case
     return "\n".join(lines) + "\n", at
@@ -248,15 +253,15 @@ def _run_mypy(source: str) -> list[tuple[int, str]]:
 def _check_typeddict(answer: object) -> str | None:
     if not (isinstance(answer, type) and typing.is_typeddict(answer)):
         got = answer.__name__ if isinstance(answer, type) else type(answer).__name__
-        return f"pass the class itself, a TypedDict (`class ToolResultParam(TypedDict): ...`); got {got}."
+        return _("pass the class itself, a TypedDict (`class ToolResultParam(TypedDict): ...`); got {0}.").format(got)
     fields = getattr(answer, "__annotations__", {})
     if "toolUseId" in fields:
-        return (
+        return N_(
             "your TypedDict declares `toolUseId`, the slip itself: mypy would now accept it. "
             "The wire name is `tool_use_id`."
         )
     if "tool_use_id" not in fields:
-        return (
+        return N_(
             "your TypedDict has no `tool_use_id` field, so mypy would reject every correct result as "
             "'extra key'. Declare the fields a tool_result block has: type, tool_use_id, content, is_error."
         )
@@ -264,18 +269,18 @@ def _check_typeddict(answer: object) -> str | None:
     errors = _run_mypy(source)
     class_errors = [msg for line, msg in errors if line not in at]
     if class_errors:
-        return f"mypy cannot use your class: {class_errors[0]}"
+        return _("mypy cannot use your class: {0}").format(class_errors[0])
     rejected = {at[line]: msg for line, msg in reversed(errors) if line in at}
     for case, body, must_pass, what in _CASES:
         if must_pass and case in rejected:
-            return f"mypy rejects {what}, which is correct: `{body}`. mypy said: {rejected[case]}"
+            return _("mypy rejects {0}, which is correct: `{1}`. mypy said: {2}").format(what, body, rejected[case])
     for case, body, must_pass, what in _CASES:
         if not must_pass and case not in rejected:
             fix = {
                 "no_id": "make `tool_use_id` required (no `NotRequired`, no `total=False`).",
                 "wrong_kind": 'type the tag: `type: Literal["tool_result"]`, not `str`.',
             }.get(case, "every key must be declared with its exact wire name.")
-            return f"mypy accepts {what}: `{body}`. To catch it, {fix}"
+            return _("mypy accepts {0}: `{1}`. To catch it, {2}").format(what, body, fix)
     return None
 
 
@@ -325,17 +330,21 @@ def _check_review(answer: object) -> str | None:
         return names
     unknown = sorted(set(names) - set(_REVIEWED))
     if unknown:
-        return f"{unknown[0]!r} is not a function of the snippet (its functions: {', '.join(_REVIEWED)})."
+        return _("{0!r} is not a function of the snippet (its functions: {1}).").format(
+            unknown[0], ", ".join(_REVIEWED)
+        )
     chosen = set(names)
     answers = closed("03.3")
     given = {name: "chosen" if name in chosen else "left out" for name in _REVIEWED}
     for name in _REVIEWED:  # in source order, so the hint follows the reading
         if given[name] == "chosen" and not answers.is_right(name, "chosen"):
-            return answers.feedback(name, "chosen") or f"`{name}` asks the model; it holds no copy."
+            return answers.feedback(name, "chosen") or _("`{0}` asks the model; it holds no copy.").format(name)
     copies = [name for name in _REVIEWED if answers.is_right(name, "chosen")]
     missed = [name for name in copies if given[name] == "left out"]
     if missed:
-        return f"{len(copies) - len(missed)} of {len(copies)} found; {answers.feedback(missed[0], 'left out')}"
+        return _("{0} of {1} found; {2}").format(
+            len(copies) - len(missed), len(copies), answers.feedback(missed[0], "left out")
+        )
     return None
 
 
@@ -346,52 +355,66 @@ def _check_review(answer: object) -> str | None:
 exercise(
     Exercise(
         id="03.1",
-        goal="Count the copies of one piece of knowledge, however each is spelled: the root cause of both bugs.",
-        task='List the functions of COPIES_SNIPPET that carry their own copy of "is this block a tool result?".',
+        goal=N_("Count the copies of one piece of knowledge, however each is spelled: the root cause of both bugs."),
+        task=N_('List the functions of COPIES_SNIPPET that carry their own copy of "is this block a tool result?".'),
         checker=_check_copies,
         starter=[],
         hints=(
-            "Read each function and ask: does it decide by itself whether a block is a tool result, or does it ask "
-            "another function?",
-            "A function that calls another one to decide carries no copy of its own. "
-            "msgmodel.course.knowledge.scan_source(COPIES_SNIPPET) lists the sites where the knowledge is written "
-            "out, to compare with your list.",
+            N_(
+                "Read each function and ask: does it decide by itself whether a block is a tool result, or does it ask "
+                "another function?"
+            ),
+            N_(
+                "A function that calls another one to decide carries no copy of its own. "
+                "msgmodel.course.knowledge.scan_source(COPIES_SNIPPET) lists the sites where the knowledge is written "
+                "out, to compare with your list."
+            ),
         ),
     )
 )
 exercise(
     Exercise(
         id="03.2",
-        goal=(
+        goal=N_(
             "Give the checker a type to check: a TypedDict makes mypy see the slip that dict[str, Any] lets through."
         ),
-        task="Write a TypedDict for a tool_result block that makes mypy reject the toolUseId slip.",
+        task=N_("Write a TypedDict for a tool_result block that makes mypy reject the toolUseId slip."),
         checker=_check_typeddict,
         starter=_Starter,
         hints=(
-            "mypy can reject a misspelled key only if the dict's type lists the keys it allows. Which keys does a "
-            "tool_result have, and which may be absent?",
-            'typing.TypedDict with typing.Literal for the "type" key and typing.NotRequired for the optional keys; '
-            "mypy --strict then rejects any key the class does not declare.",
+            N_(
+                "mypy can reject a misspelled key only if the dict's type lists the keys it allows. Which keys does a "
+                "tool_result have, and which may be absent?"
+            ),
+            N_(
+                'typing.TypedDict with typing.Literal for the "type" key and typing.NotRequired for the optional keys; '
+                "mypy --strict then rejects any key the class does not declare."
+            ),
         ),
     )
 )
 exercise(
     Exercise(
         id="03.3",
-        task="List the functions of REVIEW_SNIPPET that go around the model (read or build a message's shape by hand).",
-        goal=(
+        task=N_(
+            "List the functions of REVIEW_SNIPPET that go around the model (read or build a message's shape by hand)."
+        ),
+        goal=N_(
             "Keep one authority once it exists: spot, in code written after the refactor, the new copies of how to "
             "read or build a message, however they are spelled."
         ),
         checker=_check_review,
         starter=[],
         hints=(
-            "For each function ask: does it get its answer from a constructor, a reader or a block's own attributes "
-            "(.type, .text, .name, .kind), or does it look at the wire shape itself?",
-            "Three spellings of a copy: reading Message.content by hand, reading the wire dicts (to_api's output, an "
-            'OpaqueBlock\'s .raw) by key, writing a {"role": ..., "content": ...} dict. '
-            "msgmodel.course.knowledge.scan_model_bypasses and scan_source see some of them, not all.",
+            N_(
+                "For each function ask: does it get its answer from a constructor, a reader or a block's own "
+                "attributes (.type, .text, .name, .kind), or does it look at the wire shape itself?"
+            ),
+            N_(
+                "Three spellings of a copy: reading Message.content by hand, reading the wire dicts (to_api's output, "
+                'an OpaqueBlock\'s .raw) by key, writing a {"role": ..., "content": ...} dict. '
+                "msgmodel.course.knowledge.scan_model_bypasses and scan_source see some of them, not all."
+            ),
         ),
     )
 )

@@ -36,6 +36,7 @@ from msgmodel.core.message import (
     tool_result_block,
 )
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.i18n import N_, _
 
 __all__ = ["BAD_SESSION", "IMAGE_CLASS", "MINI_MODEL", "READERS_04_1", "VERDICTS_04_1", "with_image"]
 
@@ -168,15 +169,15 @@ crash unless someone edits them (render and to_wire, which mypy names; label, wh
 
 def _check_new_kind(answer: Any) -> str | None:
     if not isinstance(answer, Mapping):
-        return 'answer with a dict from reader to verdict, e.g. {"render": "mypy", ...}.'
+        return N_('answer with a dict from reader to verdict, e.g. {"render": "mypy", ...}.')
     missing = [name for name in READERS_04_1 if name not in answer]
     if missing:
-        return f"{missing[0]} has no verdict yet; the readers are {', '.join(READERS_04_1)}."
+        return _("{0} has no verdict yet; the readers are {1}.").format(missing[0], ", ".join(READERS_04_1))
     for name, verdict in answer.items():
         if name not in READERS_04_1:
-            return f"{name!r} is not a reader of MINI_MODEL (its readers: {', '.join(READERS_04_1)})."
+            return _("{0!r} is not a reader of MINI_MODEL (its readers: {1}).").format(name, ", ".join(READERS_04_1))
         if verdict not in VERDICTS_04_1:
-            return f"{name}: {verdict!r} is not a verdict; choose one of {', '.join(VERDICTS_04_1)}."
+            return _("{0}: {1!r} is not a verdict; choose one of {2}.").format(name, verdict, ", ".join(VERDICTS_04_1))
     flagged, ran = _flagged(), _run_on_image()
     for name in READERS_04_1:
         fine = name in _RIGHT_FOR_AN_IMAGE and ran[name] == _RIGHT_FOR_AN_IMAGE[name]
@@ -186,38 +187,46 @@ def _check_new_kind(answer: Any) -> str | None:
             continue
         if right == "mypy":
             why = (
-                "mypy names it: its match ends in assert_never, which now receives an Image."
+                _("mypy names it: its match ends in assert_never, which now receives an Image.")
                 if name == "render"
-                else "mypy names it: after the two ifs, b is narrowed to ToolResult | Image, and an Image has no "
-                ".tool_use_id. The last branch assumed there was one kind left."
+                else _(
+                    "mypy names it: after the two ifs, b is narrowed to ToolResult | Image, and an Image has no "
+                    ".tool_use_id. The last branch assumed there was one kind left."
+                )
             )
         elif right == "silent":
-            why = (
-                f"mypy says nothing (every path returns a str), yet {name}(an image) returns {ran[name]!r}: "
+            why = _(
+                "mypy says nothing (every path returns a str), yet {0}(an image) returns {1!r}: "
                 "its last line is a default that was right only while three kinds existed."
-            )
+            ).format(name, ran[name])
         else:
-            why = f"it keeps only the kind it asks for, so an image falls out by itself: it returns {ran[name]!r}."
-        return f"{name} is not {given!r}: {why}"
+            why = _("it keeps only the kind it asks for, so an image falls out by itself: it returns {0!r}.").format(
+                ran[name]
+            )
+        return _("{0} is not {1!r}: {2}").format(name, given, why)
     return None
 
 
 exercise(
     Exercise(
         id="04.1",
-        task="readers_hit: for each reader of MINI_MODEL, once Image joins Block: 'mypy', 'silent' or 'fine'",
-        goal=(
+        task=N_("readers_hit: for each reader of MINI_MODEL, once Image joins Block: 'mypy', 'silent' or 'fine'"),
+        goal=N_(
             "See what a new block kind costs under one typed model: mypy lists the readers that must change, "
             "except the ones that hide the kind behind a default."
         ),
         checker=_check_new_kind,
         starter=None,
         hints=(
-            "For each reader, follow an Image through it: which line does it reach, and what does mypy know about b "
-            "on that line?",
-            "mypy reports a reader when an Image reaches typing.assert_never or an attribute it lacks; a final "
-            "`return` after if-branches compiles for any kind. Check your mypy column with "
-            "msgmodel.course.teaching.type_check(with_image(), functions=True).",
+            N_(
+                "For each reader, follow an Image through it: which line does it reach, and what does mypy know "
+                "about b on that line?"
+            ),
+            N_(
+                "mypy reports a reader when an Image reaches typing.assert_never or an attribute it lacks; a final "
+                "`return` after if-branches compiles for any kind. Check your mypy column with "
+                "msgmodel.course.teaching.type_check(with_image(), functions=True)."
+            ),
         ),
     )
 )
@@ -272,7 +281,7 @@ def _has_match(fn: Callable[..., Any]) -> str | None:
     tree = _source_tree(fn)
     if tree is None or any(isinstance(node, ast.Match) for node in ast.walk(tree)):
         return None
-    return (
+    return N_(
         "the counts are right, but the exercise is to write it as a `match` over the block "
         "(`case TextBlock(): ...`, one case per class, `case _: assert_never(b)`), "
         "so that mypy can check you covered all five."
@@ -281,37 +290,45 @@ def _has_match(fn: Callable[..., Any]) -> str | None:
 
 def _check_count_kinds(fn: Any) -> str | None:
     if not callable(fn):
-        return f"give the function itself (count_kinds), not {fn!r}."
+        return _("give the function itself (count_kinds), not {0!r}.").format(fn)
     for label, blocks, expected in _kinds_cases():
         got = fn(list(blocks))
         if not isinstance(got, dict):
-            return f"return a dict (kind → count), got {got!r} for {label}."
+            return _("return a dict (kind → count), got {0!r} for {1}.").format(got, label)
         got_nonzero = {k: v for k, v in got.items() if v != 0}
         if got_nonzero == expected:
             continue
         why = ""
         if "opaque" in got_nonzero:
-            why = ' An OpaqueBlock counts under its wire kind, `b.kind` ("image", "redacted_thinking"), not "opaque".'
+            why = _(
+                ' An OpaqueBlock counts under its wire kind, `b.kind` ("image", "redacted_thinking"), not "opaque".'
+            )
         elif sum(got_nonzero.values()) > len(blocks):
-            why = " Count the blocks of the list itself; a tool_result's own content blocks are not counted."
+            why = _(" Count the blocks of the list itself; a tool_result's own content blocks are not counted.")
         elif missing := sorted(set(expected) - set(got_nonzero)):
-            why = f" Not counted: {', '.join(missing)}. Does your `match` have a case for every class?"
-        return f"for {label}, expected {expected!r}, got {got!r}.{why}"
+            why = _(" Not counted: {0}. Does your `match` have a case for every class?").format(", ".join(missing))
+        return _("for {0}, expected {1!r}, got {2!r}.{3}").format(label, expected, got, why)
     return _has_match(fn)
 
 
 exercise(
     Exercise(
         id="04.2",
-        goal="Dispatch on the tag with match and assert_never, so that mypy proves every block kind is handled.",
-        task="count_kinds(blocks): blocks per wire kind as a match over ContentBlock (OpaqueBlock by its kind)",
+        goal=N_("Dispatch on the tag with match and assert_never, so that mypy proves every block kind is handled."),
+        task=N_("count_kinds(blocks): blocks per wire kind as a match over ContentBlock (OpaqueBlock by its kind)"),
         checker=_check_count_kinds,
         starter=_count_kinds_starter,
         hints=(
-            "Every block is one of five classes. Four carry their wire kind in .type; the fifth keeps the kind it was"
-            " decoded with.",
-            "In a match a case can list several classes with |; an OpaqueBlock's wire kind is .kind; end with case _:"
-            " assert_never(b) (typing.assert_never) so mypy proves every class is handled.",
+            N_(
+                "Every block is one of five classes. Four carry their wire kind in .type; the fifth keeps the kind "
+                "it was"
+                " decoded with."
+            ),
+            N_(
+                "In a match a case can list several classes with |; an OpaqueBlock's wire kind is .kind; end with "
+                "case _:"
+                " assert_never(b) (typing.assert_never) so mypy proves every class is handled."
+            ),
         ),
     )
 )
@@ -347,31 +364,31 @@ def _decode_error_path() -> str:
 
 def _check_path(answer: Any) -> str | None:
     if not isinstance(answer, str):
-        return f'give the path as a string, such as "$[0].content", got {answer!r}.'
+        return _('give the path as a string, such as "$[0].content", got {0!r}.').format(answer)
     guess = "".join(answer.split())
     right = _decode_error_path()
     if guess == right:
         return None
     if guess.startswith("messages."):
-        return (
+        return N_(
             "that is the API's path style (`messages.2.content.0`). DecodeError writes a JSONPath: `$` is the "
             "whole array, `[i]` an element (from 0), `.name` a field; e.g. `$[0].content`."
         )
     if not guess.startswith("$"):
-        return "a DecodeError path starts at `$`, the whole JSON array, e.g. `$[0].content`."
+        return N_("a DecodeError path starts at `$`, the whole JSON array, e.g. `$[0].content`.")
     if right.startswith(guess):
-        return (
-            f"right track: {guess} leads there, but the decoder goes deeper. It names the field it could not "
-            "read, not the message or block around it."
-        )
+        return _(
+            "right track: {0} leads there, but the decoder goes deeper. It names the field it could not read, not "
+            "the message or block around it."
+        ).format(guess)
     if guess.startswith("$[3]") or "content[2]" in guess:
-        return "indices count from 0: the first message is `$[0]`, the first block of a content list `content[0]`."
+        return N_("indices count from 0: the first message is `$[0]`, the first block of a content list `content[0]`.")
     if guess.endswith(".text") or guess.endswith("]"):
-        return (
+        return N_(
             "look at what the broken block lacks rather than what it has: which field does every content block "
             "need before the decoder can know its kind?"
         )
-    return (
+    return N_(
         "not the path from_json names. Walk the JSON from `$` (the array): which message, which block, "
         "which nested block, which field?"
     )
@@ -380,20 +397,31 @@ def _check_path(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="04.3",
-        goal=("Read the codec's errors: the boundary names the JSON path of what it refuses, so bad data stops there."),
+        goal=N_(
+            "Read the codec's errors: the boundary names the JSON path of what it refuses, so bad data stops there."
+        ),
         task=(
-            "predict the path from_json(BAD_SESSION) names in its DecodeError (err.path). The convention: a JSONPath "
-            "from the whole document, $ the top-level array, [i] an element counted from 0, .name a field, down to "
-            "the innermost field the decoder could not read (a message without role gives $[0].role)"
+            N_(
+                "predict the path from_json(BAD_SESSION) names in its DecodeError (err.path). The convention: a "
+                "JSONPath "
+                "from the whole document, $ the top-level array, [i] an element counted from 0, .name a field, down to "
+                "the innermost field the decoder could not read (a message without role gives $[0].role)"
+            )
         ),
         checker=_check_path,
         starter=...,
         hints=(
-            'Find the block that has no "type": the decoder needs it before it can choose a class. Indices count from'
-            " 0.",
-            "msgmodel.core.message.DecodeError.path is a JSONPath from the whole document: $ the top-level array, [i]"
-            " an element, .name a "
-            "field, down to the field that is missing (a message without role gives $[0].role).",
+            N_(
+                'Find the block that has no "type": the decoder needs it before it can choose a class. Indices count '
+                "from"
+                " 0."
+            ),
+            N_(
+                "msgmodel.core.message.DecodeError.path is a JSONPath from the whole document: $ the top-level "
+                "array, [i]"
+                " an element, .name a "
+                "field, down to the field that is missing (a message without role gives $[0].role)."
+            ),
         ),
     )
 )

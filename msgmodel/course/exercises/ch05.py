@@ -45,6 +45,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.i18n import N_, _
 from msgmodel.course.knowledge import scan_source
 from msgmodel.course.synth import synth_session
 
@@ -165,14 +166,14 @@ def _run_test(test: Callable[[Compactor], object], impl: _Recorder) -> Assertion
 
 def _check_regression(answer: Any) -> str | None:
     if not callable(answer):
-        return "Pass the test function itself: check('05.1', regression)."
+        return N_("Pass the test function itself: check('05.1', regression).")
     good = _Recorder(_correct)
     try:
         failed = _run_test(answer, good)
     except TypeError as e:
-        return f"your test raised TypeError ({e}) with a correct compactor. {_CALLING}"
+        return _("your test raised TypeError ({0}) with a correct compactor. {1}").format(e, _CALLING)
     if not good.calls:
-        return f"your test never called compact_fn, so it cannot catch anything. {_CALLING}"
+        return _("your test never called compact_fn, so it cannot catch anything. {0}").format(_CALLING)
     if failed is not None:
         history, k = good.calls[-1]
         out = compact(history, keep_recent=k, summarize=lambda t: "S.")
@@ -182,24 +183,23 @@ def _check_regression(answer: Any) -> str | None:
                 f" compact returned {len(out)} messages: it moves the cut *back* to a clean start, so it may keep "
                 f"more than {k}. The promise is *at least* k: the last k messages, unchanged, at the end."
             )
-        return (
-            "your test fails on a correct compactor (msgmodel.core.compact.compact), "
-            f"at keep_recent={k}: {str(failed) or 'AssertionError'}.{tip}"
-        )
+        return _(
+            "your test fails on a correct compactor (msgmodel.core.compact.compact), at keep_recent={0}: {1}.{2}"
+        ).format(k, str(failed) or "AssertionError", tip)
     buggy_ones = (("forward_cut (step 29's local fix, copy #1)", _forward_cut), ("one_short (off by one)", _one_short))
     for name, impl in buggy_ones:
         buggy = _Recorder(impl)
         try:
             caught = _run_test(answer, buggy)
         except Exception as e:  # a test should fail with an assertion, not crash
-            return (
-                f"on the buggy compactor {name} your test raised {type(e).__name__}: {e}. "
-                "A test reports a bug with `assert` (AssertionError); let the compactor's output reach the assert."
-            )
+            return _(
+                "on the buggy compactor {0} your test raised {1}: {2}. A test reports a bug with `assert` "
+                "(AssertionError); let the compactor's output reach the assert."
+            ).format(name, type(e).__name__, e)
         if caught is not None:
             continue
         if not buggy.calls:
-            return f"your test did not call the compactor {name}. {_CALLING}"
+            return _("your test did not call the compactor {0}. {1}").format(name, _CALLING)
         history = buggy.calls[0][0]
         tried = sorted({k for _, k in buggy.calls})
         bad = _broken_at(impl, history)
@@ -207,38 +207,44 @@ def _check_regression(answer: Any) -> str | None:
         if hit:
             k = hit[0]
             out = impl(history, k, lambda t: "S.")
-            return (
-                f"your test passed the buggy compactor {name}. At keep_recent={k} it returned {len(out)} message(s):\n"
-                f"{_render(out)}\nThe API accepts that (validate(out) == []), but the last {k} messages are not "
-                f"all there. What did keep_recent={k} promise? Assert it."
-            )
+            return _(
+                "your test passed the buggy compactor {0}. At keep_recent={1} it returned {2} message(s):\n{3}\nThe "
+                "API accepts that (validate(out) == []), but the last {4} messages are not all there. What did "
+                "keep_recent={5} promise? Assert it."
+            ).format(name, k, len(out), _render(out), k, k)
         if bad:
-            return (
-                f"your test passed the buggy compactor {name}: it tried keep_recent in {tried}, but on your history "
-                f"this compactor breaks its promise only at keep_recent in {bad}. A regression test of a boundary "
-                "bug tries every boundary: for k in range(1, len(history) + 1)."
-            )
-        return (
-            f"your test passed the buggy compactor {name}, but not because it is right: on your history it never "
-            f"breaks its promise (there is no long tool loop after the last prompt):\n{_render(history)}\n"
-            "Use LONG_LOOP (from msgmodel.course.exercises.ch05)."
-        )
+            return _(
+                "your test passed the buggy compactor {0}: it tried keep_recent in {1}, but on your history this "
+                "compactor breaks its promise only at keep_recent in {2}. A regression test of a boundary bug tries "
+                "every boundary: for k in range(1, len(history) + 1)."
+            ).format(name, tried, bad)
+        return _(
+            "your test passed the buggy compactor {0}, but not because it is right: on your history it never breaks "
+            "its promise (there is no long tool loop after the last prompt):\n{1}\nUse LONG_LOOP (from "
+            "msgmodel.course.exercises.ch05)."
+        ).format(name, _render(history))
     return None
 
 
 exercise(
     Exercise(
         id="05.1",
-        goal="Turn bug 1 into a regression test of a promise (the last k messages, unchanged), not of one output.",
-        task="regression(compact_fn): fail with AssertionError if compact_fn ever drops the last keep_recent messages",
+        goal=N_("Turn bug 1 into a regression test of a promise (the last k messages, unchanged), not of one output."),
+        task=N_(
+            "regression(compact_fn): fail with AssertionError if compact_fn ever drops the last keep_recent messages"
+        ),
         checker=_check_regression,
         starter=_regression_starter,
         hints=(
-            "The forward cut and the off-by-one show at some window sizes only: try every keep_recent from 1 to "
-            "len(history), not one.",
-            "For each k, call compact_fn(LONG_LOOP, keep_recent=k, summarize=...) and assert that the tail of what "
-            "comes back equals the tail of the history; msgmodel.core.protocol.validate(out) says whether the API "
-            "would accept it.",
+            N_(
+                "The forward cut and the off-by-one show at some window sizes only: try every keep_recent from 1 to "
+                "len(history), not one."
+            ),
+            N_(
+                "For each k, call compact_fn(LONG_LOOP, keep_recent=k, summarize=...) and assert that the tail of what "
+                "comes back equals the tail of the history; msgmodel.core.protocol.validate(out) says whether the API "
+                "would accept it."
+            ),
         ),
     )
 )
@@ -359,41 +365,44 @@ _WRONG: Final[list[tuple[str, str, Renderer, str]]] = [
 
 def _check_faithful(answer: Any) -> str | None:
     if not callable(answer):
-        return "Pass the property itself: check('05.2', faithful)."
+        return N_("Pass the property itself: check('05.2', faithful).")
     for label, render in _RIGHT:
         for case, history in _PROPERTY_CASES:
             got = answer(list(history), render)
             if not isinstance(got, bool):
-                return f"faithful(...) returned {got!r}; a property returns True or False."
+                return _("faithful(...) returned {0!r}; a property returns True or False.").format(got)
             if not got:
-                return (
-                    f"your property says {label} is not faithful on the case '{case}', but it shows every call and "
-                    f"every failure. Its text begins:\n{render(list(history))[:400]}"
-                )
+                return _(
+                    "your property says {0} is not faithful on the case '{1}', but it shows every call and every "
+                    "failure. Its text begins:\n{2}"
+                ).format(label, case, render(list(history))[:400])
     for label, what, render, case in _WRONG:
         if not any(answer(list(history), render) is False for _, history in _PROPERTY_CASES):
             history = dict(_PROPERTY_CASES)[case]
-            return (
-                f"your property accepted {label} ({what}) on every case. On '{case}':\n{_render(history)}\n"
-                f"it renders:\n{render(list(history))[:500]}\n"
-                "A property has to state every fact the summarizer needs:\n"
-                "each call with its input, each result, each failure."
-            )
+            return _(
+                "your property accepted {0} ({1}) on every case. On '{2}':\n{3}\nit renders:\n{4}\nA property has to "
+                "state every fact the summarizer needs:\neach call with its input, each result, each failure."
+            ).format(label, what, case, _render(history), render(list(history))[:500])
     return None
 
 
 exercise(
     Exercise(
         id="05.2",
-        goal="State bug 2 as a property of every history: the summarizer sees every call, input and failure.",
-        task="faithful(history, render) -> bool: does render(history) show each call with its input, each failure?",
+        goal=N_("State bug 2 as a property of every history: the summarizer sees every call, input and failure."),
+        task=N_("faithful(history, render) -> bool: does render(history) show each call with its input, each failure?"),
         checker=_check_faithful,
         starter=_faithful_starter,
         hints=(
-            "Faithful means every call shows with its input, every result with its output, and a failure says so. "
-            "What does a placeholder renderer lose?",
-            "msgmodel.core.message.block_to_text(b) is the model's rendering of one block; take it for each block of "
-            "tool_uses_of(m) and tool_results_of(m) and look for it in render(history).",
+            N_(
+                "Faithful means every call shows with its input, every result with its output, and a failure says so. "
+                "What does a placeholder renderer lose?"
+            ),
+            N_(
+                "msgmodel.core.message.block_to_text(b) is the model's rendering of one block; take it for each "
+                "block of "
+                "tool_uses_of(m) and tool_results_of(m) and look for it in render(history)."
+            ),
         ),
     )
 )
@@ -477,51 +486,64 @@ def _copies_left(fn: Callable[..., Any]) -> str | None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in ("content", "raw"):
-            return f"it reads `.{node.attr}` itself (line {node.lineno} of the function): that walks a message by hand."
+            return _("it reads `.{0}` itself (line {1} of the function): that walks a message by hand.").format(
+                node.attr, node.lineno
+            )
     sites = scan_source(source)
     if sites:
         s = sites[0]
-        return f"the knowledge scanner still finds a copy: line {s.line}, a {s.kind} ({s.detail!r}); a reader knows it."
+        return _("the knowledge scanner still finds a copy: line {0}, a {1} ({2!r}); a reader knows it.").format(
+            s.line, s.kind, s.detail
+        )
     return None
 
 
 def _check_preview(fn: Any) -> str | None:
     if not callable(fn):
-        return f"give the function itself (session_preview), not {fn!r}."
+        return _("give the function itself (session_preview), not {0!r}.").format(fn)
     for label, history, expected in _preview_cases():
         got = fn(list(history))
         if not isinstance(got, dict):
-            return f"return a dict with the keys asked, calls, failed and last_answer; got {got!r} for {label}."
+            return _("return a dict with the keys asked, calls, failed and last_answer; got {0!r} for {1}.").format(
+                got, label
+            )
         if got == expected:
             continue
         key = next((k for k in expected if got.get(k) != expected[k]), None)
         if key is None:
-            return f"for {label}, return exactly the keys {sorted(expected)}; got {sorted(got)}."
-        return f"for {label}, {key} should be {expected[key]!r}, got {got.get(key)!r}.\n{_render(history)}"
+            return _("for {0}, return exactly the keys {1}; got {2}.").format(label, sorted(expected), sorted(got))
+        return _("for {0}, {1} should be {2!r}, got {3!r}.\n{4}").format(
+            label, key, expected[key], got.get(key), _render(history)
+        )
     left = _copies_left(fn)
     if left:
-        return (
-            f"the previews are right, but {left} The port is done when the function asks the model only: "
+        return _(
+            "the previews are right, but {0} The port is done when the function asks the model only: "
             "readers for the messages, the blocks' typed fields for the rest."
-        )
+        ).format(left)
     return None
 
 
 exercise(
     Exercise(
         id="05.3",
-        task="session_preview(history): LEGACY_PREVIEW ported to Messages with readers only (no copy left)",
-        goal=(
+        task=N_("session_preview(history): LEGACY_PREVIEW ported to Messages with readers only (no copy left)"),
+        goal=N_(
             "Do the refactor on one copy: replace knowledge written by hand with calls to the model's readers, "
             "and see the copy's bugs go with it."
         ),
         checker=_check_preview,
         starter=_preview_starter,
         hints=(
-            "Take LEGACY_PREVIEW's four values one at a time and ask which reader already answers each: who asked, "
-            "how many client calls, how many failed results, what the assistant last said.",
-            "msgmodel.core.message has them: is_clean_user_start and text_of, tool_uses_of, tool_results_of (each "
-            "result has .is_error). Walk messages, never m.content; the checker scans your source as chapter 03 does.",
+            N_(
+                "Take LEGACY_PREVIEW's four values one at a time and ask which reader already answers each: who "
+                "asked, how many client calls, how many failed results, what the assistant last said."
+            ),
+            N_(
+                "msgmodel.core.message has them: is_clean_user_start and text_of, tool_uses_of, tool_results_of "
+                "(each result has .is_error). Walk messages, never m.content; the checker scans your source as "
+                "chapter 03 does."
+            ),
         ),
     )
 )

@@ -46,6 +46,7 @@ from msgmodel.core.message import (
     user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.i18n import N_, _
 
 __all__ = ["BOUNDARY_CASES", "DRILL", "QUIZ", "VERDICTS_06_2", "DrillItem", "QuizItem"]
 
@@ -72,87 +73,100 @@ class QuizItem:
 
 QUIZ: Final[tuple[QuizItem, ...]] = (
     QuizItem(
-        prompt='What does blocks_of(user_text("")) return?',
-        options=('[TextBlock("")]', "[]", "it raises ValueError"),
-        answer="[]",
-        explain="An empty string holds no block; a non-empty one becomes one TextBlock.",
-        hints={'[TextBlock("")]': "The API rejects empty text blocks; would a reader invent one?"},
+        prompt=N_('What does blocks_of(user_text("")) return?'),
+        options=(N_('[TextBlock("")]'), N_("[]"), N_("it raises ValueError")),
+        answer=N_("[]"),
+        explain=N_("An empty string holds no block; a non-empty one becomes one TextBlock."),
+        hints={N_('[TextBlock("")]'): N_("The API rejects empty text blocks; would a reader invent one?")},
     ),
     QuizItem(
-        prompt="Thinking is enabled. You drop the thinking block from the assistant message that opened "
-        "the current tool loop and send the history. The API answers…",
-        options=(
-            "200: thinking blocks are optional",
-            "400: Invalid `signature` in `thinking` block",
-            "400: Expected `thinking` or `redacted_thinking`, but found `text`. …",
+        prompt=N_(
+            "Thinking is enabled. You drop the thinking block from the assistant message that opened "
+            "the current tool loop and send the history. The API answers…"
         ),
-        answer="400: Expected `thinking` or `redacted_thinking`, but found `text`. …",
-        explain="The thinking_required rule: that message must start with its thinking block (I2).",
+        options=(
+            N_("200: thinking blocks are optional"),
+            N_("400: Invalid `signature` in `thinking` block"),
+            N_("400: Expected `thinking` or `redacted_thinking`, but found `text`. …"),
+        ),
+        answer=N_("400: Expected `thinking` or `redacted_thinking`, but found `text`. …"),
+        explain=N_("The thinking_required rule: that message must start with its thinking block (I2)."),
         hints={
-            "200: thinking blocks are optional": "Not while thinking is enabled and a tool loop is open (I2).",
-            "400: Invalid `signature` in `thinking` block": "No signature was sent at all; what is missing?",
+            N_("200: thinking blocks are optional"): N_("Not while thinking is enabled and a tool loop is open (I2)."),
+            N_("400: Invalid `signature` in `thinking` block"): N_("No signature was sent at all; what is missing?"),
         },
     ),
     QuizItem(
-        prompt="Block → Text, ToolUse is a class hierarchy. A match with one case per subclass and "
-        "case _: assert_never(b) fails under mypy. Why?",
-        options=(
-            "The base class is open: mypy cannot rule out another subclass",
-            "mypy does not understand match",
-            "assert_never works only with enums",
+        prompt=N_(
+            "Block → Text, ToolUse is a class hierarchy. A match with one case per subclass and "
+            "case _: assert_never(b) fails under mypy. Why?"
         ),
-        answer="The base class is open: mypy cannot rule out another subclass",
-        explain="Only a closed union (Text | ToolUse) leaves Never after the last case (I3).",
-        hints={"mypy does not understand match": "It narrows the union version of the same match fine (I3)."},
+        options=(
+            N_("The base class is open: mypy cannot rule out another subclass"),
+            N_("mypy does not understand match"),
+            N_("assert_never works only with enums"),
+        ),
+        answer=N_("The base class is open: mypy cannot rule out another subclass"),
+        explain=N_("Only a closed union (Text | ToolUse) leaves Never after the last case (I3)."),
+        hints={N_("mypy does not understand match"): N_("It narrows the union version of the same match fine (I3).")},
     ),
     QuizItem(
-        prompt="A trimmed history begins with a user message holding only tool_result blocks. A port of "
-        'LangChain\'s start_on="human" (keep from the first role == "user" message)…',
-        options=(
-            "keeps it, and the API answers 400",
-            "skips it, because tool results are not human",
-            "repairs it",
+        prompt=N_(
+            "A trimmed history begins with a user message holding only tool_result blocks. A port of "
+            'LangChain\'s start_on="human" (keep from the first role == "user" message)…'
         ),
-        answer="keeps it, and the API answers 400",
-        explain="In Anthropic's shape tool results travel inside user messages; only is_clean_user_start "
-        "tells them apart.",
+        options=(
+            N_("keeps it, and the API answers 400"),
+            N_("skips it, because tool results are not human"),
+            N_("repairs it"),
+        ),
+        answer=N_("keeps it, and the API answers 400"),
+        explain=N_(
+            "In Anthropic's shape tool results travel inside user messages; only is_clean_user_start tells them apart."
+        ),
         hints={
-            "skips it, because tool results are not human": "That holds for LangChain's ToolMessage, "
-            "not for Anthropic's shape: what is the role of a tool_result message?"
+            N_("skips it, because tool results are not human"): N_(
+                "That holds for LangChain's ToolMessage, "
+                "not for Anthropic's shape: what is the role of a tool_result message?"
+            )
         },
     ),
     QuizItem(
-        prompt="msgmodel.core.compact.repair meets a tool_result whose tool_use was cut away. It…",
+        prompt=N_("msgmodel.core.compact.repair meets a tool_result whose tool_use was cut away. It…"),
         options=(
-            "raises ProtocolError",
-            "drops it silently, as pydantic-ai's _clean_message_history does",
-            "drops it and returns a RepairNote of kind dropped_orphan_result",
+            N_("raises ProtocolError"),
+            N_("drops it silently, as pydantic-ai's _clean_message_history does"),
+            N_("drops it and returns a RepairNote of kind dropped_orphan_result"),
         ),
-        answer="drops it and returns a RepairNote of kind dropped_orphan_result",
-        explain="Repair is opt-in and reports every change; nothing calls it implicitly.",
-        hints={"drops it silently, as pydantic-ai's _clean_message_history does": "Look at what repair returns."},
+        answer=N_("drops it and returns a RepairNote of kind dropped_orphan_result"),
+        explain=N_("Repair is opt-in and reports every change; nothing calls it implicitly."),
+        hints={
+            N_("drops it silently, as pydantic-ai's _clean_message_history does"): N_("Look at what repair returns.")
+        },
     ),
     QuizItem(
-        prompt='A saved session has "toolUseId" where "tool_use_id" belongs. msgmodel reports it…',
+        prompt=N_('A saved session has "toolUseId" where "tool_use_id" belongs. msgmodel reports it…'),
         options=(
-            "when compaction first reads that result",
-            "in from_json, as a DecodeError naming the JSON path of the missing tool_use_id",
-            "only through the API's 400",
+            N_("when compaction first reads that result"),
+            N_("in from_json, as a DecodeError naming the JSON path of the missing tool_use_id"),
+            N_("only through the API's 400"),
         ),
-        answer="in from_json, as a DecodeError naming the JSON path of the missing tool_use_id",
-        explain="Shapes are validated once, at the boundary; past it every block is well-formed.",
-        hints={"when compaction first reads that result": "Could a ToolResultBlock without an id even exist?"},
+        answer=N_("in from_json, as a DecodeError naming the JSON path of the missing tool_use_id"),
+        explain=N_("Shapes are validated once, at the boundary; past it every block is well-formed."),
+        hints={N_("when compaction first reads that result"): N_("Could a ToolResultBlock without an id even exist?")},
     ),
     QuizItem(
-        prompt='The API starts sending a block kind "video" tomorrow. Today\'s msgmodel, loading such a transcript…',
-        options=(
-            "fails with a DecodeError",
-            "keeps the block as an OpaqueBlock and writes it back unchanged",
-            "drops the block and warns",
+        prompt=N_(
+            'The API starts sending a block kind "video" tomorrow. Today\'s msgmodel, loading such a transcript…'
         ),
-        answer="keeps the block as an OpaqueBlock and writes it back unchanged",
-        explain="Unknown kinds are kept, byte for byte; match stays exhaustive over five cases.",
-        hints={"fails with a DecodeError": "Try from_json on an image block: what comes back?"},
+        options=(
+            N_("fails with a DecodeError"),
+            N_("keeps the block as an OpaqueBlock and writes it back unchanged"),
+            N_("drops the block and warns"),
+        ),
+        answer=N_("keeps the block as an OpaqueBlock and writes it back unchanged"),
+        explain=N_("Unknown kinds are kept, byte for byte; match stays exhaustive over five cases."),
+        hints={N_("fails with a DecodeError"): N_("Try from_json on an image block: what comes back?")},
     ),
 )
 """The chapter's self-check questions (shown with ``msgmodel.course.widgets.Quiz``)."""
@@ -257,53 +271,58 @@ def _show_pairs(pairs: Sequence[Any]) -> str:
 
 def _check_pairs(fn: Any) -> str | None:
     if not callable(fn):
-        return "give a function pairs_of(messages) -> list of (tool_use, tool_result or None)."
+        return N_("give a function pairs_of(messages) -> list of (tool_use, tool_result or None).")
     for label, history, ids in _pairs_cases():
         expected = _blocks_of_pairs(history, ids)
         try:
             got = fn(list(history))
         except AttributeError as e:
             if "'str' object" in str(e):
-                return (
-                    f"on {label} it raised AttributeError ({e}): `content` may be a plain string, and "
-                    "iterating a string gives characters. Read blocks with the readers (blocks_of and its kin)."
-                )
-            return f"on {label} it raised AttributeError: {e}."
+                return _(
+                    "on {0} it raised AttributeError ({1}): `content` may be a plain string, and iterating a string "
+                    "gives characters. Read blocks with the readers (blocks_of and its kin)."
+                ).format(label, e)
+            return _("on {0} it raised AttributeError: {1}.").format(label, e)
         try:
             got = [tuple(p) for p in got]
         except TypeError:
-            return f"on {label} it returned {got!r}; return a list of (call, result) pairs."
+            return _("on {0} it returned {1!r}; return a list of (call, result) pairs.").format(label, got)
         if got == expected:
             continue
         shown, want = _show_pairs(got), _show_pairs(expected)
         if any(not isinstance(p[0], ToolUseBlock) for p in got if len(p) == 2):
-            return f"on {label} it returned {shown}, expected {want}: only tool_use blocks are calls."
+            return _("on {0} it returned {1}, expected {2}: only tool_use blocks are calls.").format(label, shown, want)
         if len(got) < len(expected):
-            return (
-                f"on {label} it returned {shown}, expected {want}: every call gets a pair, "
-                "even one nobody answered (its result is None)."
-            )
-        return (
-            f"on {label} it returned {shown}, expected {want}: pair a call with the result that names "
-            "its id, not with the result at the same position."
-        )
+            return _(
+                "on {0} it returned {1}, expected {2}: every call gets a pair, even one nobody answered (its result "
+                "is None)."
+            ).format(label, shown, want)
+        return _(
+            "on {0} it returned {1}, expected {2}: pair a call with the result that names its id, not with the "
+            "result at the same position."
+        ).format(label, shown, want)
     return None
 
 
 exercise(
     Exercise(
         id="06.1",
-        goal=(
+        goal=N_(
             "Answer a classic interview task with the readers: pairing by id, whatever order and shape the history has."
         ),
-        task="pairs_of(messages): every tool_use, in order, paired with the tool_result naming its id (or None).",
+        task=N_("pairs_of(messages): every tool_use, in order, paired with the tool_result naming its id (or None)."),
         checker=_check_pairs,
         starter=_pairs_starter,
         hints=(
-            "Content can be a string; a call may be answered out of order, in a later message, or never; server tool "
-            "blocks are not tool_use.",
-            "tool_uses_of(m) and tool_results_of(m) (msgmodel.core.message) read any message safely; index the "
-            "results by .tool_use_id, then walk the calls in order.",
+            N_(
+                "Content can be a string; a call may be answered out of order, in a later message, or never; server "
+                "tool "
+                "blocks are not tool_use."
+            ),
+            N_(
+                "tool_uses_of(m) and tool_results_of(m) (msgmodel.core.message) read any message safely; index the "
+                "results by .tool_use_id, then walk the calls in order."
+            ),
         ),
     )
 )
@@ -330,14 +349,21 @@ BOUNDARY_CASES: Final[dict[str, str]] = {
 VERDICTS_06_2: Final = ("kept", "refused")
 
 _WHY_06_2: Final[dict[tuple[str, str], str]] = {
-    ("A", "kept"): "an image is a kind the model does not interpret: it becomes an OpaqueBlock and is written back as "
-    "it came.",
-    ("B", "kept"): "a kind nobody has heard of is still a JSON object with a string type: an OpaqueBlock keeps it, so "
-    "the day the API adds a kind, nothing is lost.",
-    ("D", "kept"): "cache_control is a field the model does not interpret on a known kind: it is kept in the block's "
-    "extra and written back flat.",
-    ("E", "kept"): "is_eror is not a required field, only an unknown one: it lands in extra like cache_control. "
-    "Decoding is lossless, so a typo survives it; protocol.validate is what refuses it before a request.",
+    ("A", "kept"): N_(
+        "an image is a kind the model does not interpret: it becomes an OpaqueBlock and is written back as it came."
+    ),
+    ("B", "kept"): N_(
+        "a kind nobody has heard of is still a JSON object with a string type: an OpaqueBlock keeps it, so the day "
+        "the API adds a kind, nothing is lost."
+    ),
+    ("D", "kept"): N_(
+        "cache_control is a field the model does not interpret on a known kind: it is kept in the block's extra and "
+        "written back flat."
+    ),
+    ("E", "kept"): N_(
+        "is_eror is not a required field, only an unknown one: it lands in extra like cache_control. Decoding is "
+        "lossless, so a typo survives it; protocol.validate is what refuses it before a request."
+    ),
 }
 
 
@@ -353,10 +379,10 @@ def _at_the_boundary(document: str) -> tuple[str, str]:
 
 def _check_boundary(answer: Any) -> str | None:
     if not isinstance(answer, Mapping):
-        return 'give a dict such as {"A": "kept", "B": "refused", ...}.'
+        return N_('give a dict such as {"A": "kept", "B": "refused", ...}.')
     missing = [label for label in BOUNDARY_CASES if answer.get(label) not in VERDICTS_06_2]
     if missing:
-        return f'{", ".join(missing)}: still without a verdict ("kept" or "refused").'
+        return _('{0}: still without a verdict ("kept" or "refused").').format(", ".join(missing))
     wrong = []
     for label, document in BOUNDARY_CASES.items():
         verdict, detail = _at_the_boundary(document)
@@ -367,29 +393,39 @@ def _check_boundary(answer: Any) -> str | None:
     label, verdict, detail = wrong[0]
     right = len(BOUNDARY_CASES) - len(wrong)
     if verdict == "refused":
-        return (
-            f"{right} of {len(BOUNDARY_CASES)} right. {label} is refused, at the boundary, with the path of what is "
-            f"missing or wrong: {detail}. A field the model needs cannot be guessed, so nothing inside ever sees it."
-        )
-    return f"{right} of {len(BOUNDARY_CASES)} right. {label} is kept: {_WHY_06_2.get((label, verdict), detail)}"
+        return _(
+            "{0} of {1} right. {2} is refused, at the boundary, with the path of what is missing or wrong: {3}. "
+            "A field the model needs cannot be guessed, so nothing inside ever sees it."
+        ).format(right, len(BOUNDARY_CASES), label, detail)
+    why = _WHY_06_2.get((label, verdict))
+    return _("{0} of {1} right. {2} is kept: {3}").format(
+        right, len(BOUNDARY_CASES), label, detail if why is None else _(why)
+    )
 
 
 exercise(
     Exercise(
         id="06.2",
-        task="For each document of BOUNDARY_CASES, does from_json keep it (a lossless round trip) or refuse it? "
-        "{'A': 'kept' | 'refused', ...}",
-        goal=(
+        task=N_(
+            "For each document of BOUNDARY_CASES, does from_json keep it (a lossless round trip) or refuse it? "
+            "{'A': 'kept' | 'refused', ...}"
+        ),
+        goal=N_(
             "Know what the one model does at its edge: keep every kind and field it does not interpret, refuse "
             "what it cannot read with a path, so the code inside never sees a half-valid block."
         ),
         checker=_check_boundary,
         starter=None,
         hints=(
-            "Sort the fields of each block into three: the ones its kind requires, the ones the model does not "
-            "interpret, and the kinds it does not interpret at all. Only one of the three can stop decoding.",
-            "msgmodel.core.message.from_json keeps unknown kinds as OpaqueBlock and unknown fields in .extra, and "
-            "raises DecodeError for a missing or mistyped required field. Try one: from_json(BOUNDARY_CASES['A']).",
+            N_(
+                "Sort the fields of each block into three: the ones its kind requires, the ones the model does not "
+                "interpret, and the kinds it does not interpret at all. Only one of the three can stop decoding."
+            ),
+            N_(
+                "msgmodel.core.message.from_json keeps unknown kinds as OpaqueBlock and unknown fields in .extra, "
+                "and raises DecodeError for a missing or mistyped required field. Try one: "
+                "from_json(BOUNDARY_CASES['A'])."
+            ),
         ),
     )
 )
@@ -440,7 +476,7 @@ def _renamed_history() -> list[Message]:
 
 def _check_rename(fn: Any) -> str | None:
     if not callable(fn):
-        return "give a function rename_in_text(messages, old, new) -> list[Message]."
+        return N_("give a function rename_in_text(messages, old, new) -> list[Message].")
     history = _rename_history()
     before = to_json(history)
     expected = _renamed_history()
@@ -448,71 +484,83 @@ def _check_rename(fn: Any) -> str | None:
         got = fn(history, "acme", "Acme Corp")
     except AttributeError as e:
         if "immutable" in str(e):
-            return (
-                f"it raised AttributeError ({e}): blocks are frozen. Build a changed copy with "
+            return _(
+                "it raised AttributeError ({0}): blocks are frozen. Build a changed copy with "
                 "msgspec.structs.replace(b, text=...) and return new messages."
-            )
-        return f"it raised AttributeError: {e}."
+            ).format(e)
+        return _("it raised AttributeError: {0}.").format(e)
     if to_json(history) != before:
-        return (
+        return N_(
             "it changed the history it was given (frozen is shallow: `m.content` is a list you can still "
             "assign into). Build new lists and new messages instead."
         )
     if not isinstance(got, list) or not all(isinstance(m, Message) for m in got):
-        return f"return a list of Message, got {type(got).__name__}."
+        return _("return a list of Message, got {0}.").format(type(got).__name__)
     if len(got) != len(expected):
-        return f"it returned {len(got)} messages for a history of {len(expected)}; keep every message."
+        return _("it returned {0} messages for a history of {1}; keep every message.").format(len(got), len(expected))
     for i, (g, want) in enumerate(zip(got, expected, strict=True)):
         if g == want:
             continue
         if is_plain_text(want):
-            return (
-                f"message {i}: string content {text_of(history[i])!r} should become {text_of(want)!r}, "
-                f"got {text_of(g) if is_plain_text(g) else blocks_of(g)!r}."
+            return _("message {0}: string content {1!r} should become {2!r}, got {3!r}.").format(
+                i, text_of(history[i]), text_of(want), text_of(g) if is_plain_text(g) else blocks_of(g)
             )
         g_blocks, e_blocks = blocks_of(g), blocks_of(want)
         if len(g_blocks) != len(e_blocks):
-            return f"message {i}: it has {len(g_blocks)} blocks, expected {len(e_blocks)}; keep every block."
+            return _("message {0}: it has {1} blocks, expected {2}; keep every block.").format(
+                i, len(g_blocks), len(e_blocks)
+            )
         for gb, eb in zip(g_blocks, e_blocks, strict=True):
             if gb == eb:
                 continue
             if eb.type == "thinking":
-                return (
-                    f"message {i}: the thinking block changed. A signed thinking block must go back byte "
-                    "for byte (the API answers `Invalid signature in thinking block`); leave it alone."
-                )
+                return _(
+                    "message {0}: the thinking block changed. A signed thinking block must go back byte for byte "
+                    "(the API answers `Invalid signature in thinking block`); leave it alone."
+                ).format(i)
             if eb.type == "text" and gb.type == "text" and gb.text == eb.text:
-                return (
-                    f"message {i}: the text block lost its extra fields ({eb.extra}). "
-                    "msgspec.structs.replace(b, text=...) keeps every other field."
-                )
+                return _(
+                    "message {0}: the text block lost its extra fields ({1}). msgspec.structs.replace(b, text=...) "
+                    "keeps every other field."
+                ).format(i, eb.extra)
             if eb.type == "tool_use":
-                return f"message {i}: the tool_use changed; tool inputs are not text blocks, leave them."
+                return _("message {0}: the tool_use changed; tool inputs are not text blocks, leave them.").format(i)
             if eb.type == "tool_result":
-                return f"message {i}: the tool_result changed; the task renames text blocks and string content only."
-            return f"message {i}: got {gb!r}, expected {eb!r}."
+                return _(
+                    "message {0}: the tool_result changed; the task renames text blocks and string content only."
+                ).format(i)
+            return _("message {0}: got {1!r}, expected {2!r}.").format(i, gb, eb)
     # A case where nothing matches must come back equal too.
     try:
         same = fn(history, "no such name", "x")
     except Exception as e:
-        return f"with a name that does not occur it raised {type(e).__name__}: {e}."
+        return _("with a name that does not occur it raised {0}: {1}.").format(type(e).__name__, e)
     if same != history:
-        return "with a name that does not occur, the history should come back equal to the input."
+        return N_("with a name that does not occur, the history should come back equal to the input.")
     return None
 
 
 exercise(
     Exercise(
         id="06.3",
-        goal=("Change a history without breaking what the model keeps for you: frozen blocks, signed thinking, extra."),
-        task="rename_in_text(messages, old, new): a new history, old -> new in text blocks and string content only.",
+        goal=N_(
+            "Change a history without breaking what the model keeps for you: frozen blocks, signed thinking, extra."
+        ),
+        task=N_(
+            "rename_in_text(messages, old, new): a new history, old -> new in text blocks and string content only."
+        ),
         checker=_check_rename,
         starter=_rename_starter,
         hints=(
-            "Blocks and messages are frozen: build new ones instead of changing them, and leave every block that is "
-            "not text as it is (a thinking block's signature must stay valid).",
-            "msgspec.structs.replace(b, text=...) makes a changed copy of a block, msgspec.structs.replace(m, "
-            "content=...) of a message; keep string content a string.",
+            N_(
+                "Blocks and messages are frozen: build new ones instead of changing them, and leave every block that "
+                "is "
+                "not text as it is (a thinking block's signature must stay valid)."
+            ),
+            N_(
+                "msgspec.structs.replace(b, text=...) makes a changed copy of a block, msgspec.structs.replace(m, "
+                "content=...) of a message; keep string content a string."
+            ),
         ),
     )
 )
@@ -538,178 +586,208 @@ class DrillItem:
 
 DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
-        question="Why is a message's content a str | list of blocks, and not always a list of blocks?",
-        answer="Both shapes are on the wire and in real transcripts. Keeping the given one makes a load and save "
-        "round trip byte for byte; the string case is one branch, written once in blocks_of.",
+        question=N_("Why is a message's content a str | list of blocks, and not always a list of blocks?"),
+        answer=N_(
+            "Both shapes are on the wire and in real transcripts. Keeping the given one makes a load and save "
+            "round trip byte for byte; the string case is one branch, written once in blocks_of."
+        ),
         points=(
-            "the API accepts both shapes, and real sessions hold both",
-            "keeping the given shape makes a load/save round trip byte for byte",
-            "the string branch lives in one reader (blocks_of), not in every caller",
+            N_("the API accepts both shapes, and real sessions hold both"),
+            N_("keeping the given shape makes a load/save round trip byte for byte"),
+            N_("the string branch lives in one reader (blocks_of), not in every caller"),
         ),
     ),
     DrillItem(
-        question="Why define ThinkingBlock before any feature uses thinking?",
-        answer="The model describes every block the API can send, not only what today's features read. Thinking "
-        "blocks are signed and must come back unchanged, so storage, compaction and the engine carry them "
-        "without looking inside.",
+        question=N_("Why define ThinkingBlock before any feature uses thinking?"),
+        answer=N_(
+            "The model describes every block the API can send, not only what today's features read. Thinking "
+            "blocks are signed and must come back unchanged, so storage, compaction and the engine carry them "
+            "without looking inside."
+        ),
         points=(
-            "the model describes what the API sends, not what features read today",
-            "thinking blocks are signed: losing or editing them gets a 400",
-            "storage, compaction and the engine carry the block without looking inside",
-            "the later thinking feature needs no change to message.py",
+            N_("the model describes what the API sends, not what features read today"),
+            N_("thinking blocks are signed: losing or editing them gets a 400"),
+            N_("storage, compaction and the engine carry the block without looking inside"),
+            N_("the later thinking feature needs no change to message.py"),
         ),
     ),
     DrillItem(
-        question="Tagged union or class hierarchy for content blocks?",
-        answer="The real choice is a closed union or an open base class. Blocks are data: a closed union serializes "
-        "its tag with no registry, and mypy narrows on the tag and proves a match exhaustive with "
-        "assert_never; an open hierarchy can do neither.",
+        question=N_("Tagged union or class hierarchy for content blocks?"),
+        answer=N_(
+            "The real choice is a closed union or an open base class. Blocks are data: a closed union serializes "
+            "its tag with no registry, and mypy narrows on the tag and proves a match exhaustive with "
+            "assert_never; an open hierarchy can do neither."
+        ),
         points=(
-            "closed union vs open base class is the real question",
-            "the tag is a field the serializer writes and reads: no registry",
-            "mypy narrows on the Literal tag and proves match + assert_never exhaustive",
-            "use an open hierarchy for behaviour, a closed union for shapes",
+            N_("closed union vs open base class is the real question"),
+            N_("the tag is a field the serializer writes and reads: no registry"),
+            N_("mypy narrows on the Literal tag and proves match + assert_never exhaustive"),
+            N_("use an open hierarchy for behaviour, a closed union for shapes"),
         ),
     ),
     DrillItem(
-        question="What does it cost to add a block kind?",
-        answer="One class added to the union, in message.py. mypy then lists every match ending in assert_never that"
-        " must handle it; readers that filter by type keep working, and OpaqueBlock carries the kind until "
-        "then.",
+        question=N_("What does it cost to add a block kind?"),
+        answer=N_(
+            "One class added to the union, in message.py. mypy then lists every match ending in assert_never that"
+            " must handle it; readers that filter by type keep working, and OpaqueBlock carries the kind until "
+            "then."
+        ),
         points=(
-            "one class and one union member, in message.py",
-            "mypy points at every exhaustive match that must change",
-            "readers that filter by type need no change",
-            "OpaqueBlock carries the kind before anyone models it",
+            N_("one class and one union member, in message.py"),
+            N_("mypy points at every exhaustive match that must change"),
+            N_("readers that filter by type need no change"),
+            N_("OpaqueBlock carries the kind before anyone models it"),
         ),
     ),
     DrillItem(
-        question="Why are the blocks frozen?",
-        answer="Blocks are values shared by many histories: a compacted copy, a saved session, a retry. Frozen turns"
-        " an in-place edit, which would change all of them and break a signed thinking block, into an error "
-        "at the line that tries. The limit: frozen is shallow, so an input dict or a content list stays "
-        "mutable (and a block holding one cannot be hashed).",
+        question=N_("Why are the blocks frozen?"),
+        answer=N_(
+            "Blocks are values shared by many histories: a compacted copy, a saved session, a retry. Frozen turns"
+            " an in-place edit, which would change all of them and break a signed thinking block, into an error "
+            "at the line that tries. The limit: frozen is shallow, so an input dict or a content list stays "
+            "mutable (and a block holding one cannot be hashed)."
+        ),
         points=(
-            "blocks are shared between histories",
-            "in-place edits would silently change every history (and break signatures)",
-            "a changed copy is made with msgspec.structs.replace",
-            "frozen is shallow: lists and dicts inside are still mutable",
+            N_("blocks are shared between histories"),
+            N_("in-place edits would silently change every history (and break signatures)"),
+            N_("a changed copy is made with msgspec.structs.replace"),
+            N_("frozen is shallow: lists and dicts inside are still mutable"),
         ),
     ),
     DrillItem(
-        question="Where does validation belong?",
-        answer="At the boundary, once: from_json and from_api check the shape and raise a DecodeError naming the "
-        "JSON path; past that, nothing re-checks it. The API's protocol rules are a separate layer, validate,"
-        " run before sending or after loading.",
+        question=N_("Where does validation belong?"),
+        answer=N_(
+            "At the boundary, once: from_json and from_api check the shape and raise a DecodeError naming the "
+            "JSON path; past that, nothing re-checks it. The API's protocol rules are a separate layer, validate,"
+            " run before sending or after loading."
+        ),
         points=(
-            "shape is checked once, at decode (DecodeError with the JSON path)",
-            "inside, code trusts typed values: no re-validation everywhere",
-            "protocol rules (pairing, order, thinking) are a separate layer: validate",
+            N_("shape is checked once, at decode (DecodeError with the JSON path)"),
+            N_("inside, code trusts typed values: no re-validation everywhere"),
+            N_("protocol rules (pairing, order, thinking) are a separate layer: validate"),
         ),
     ),
     DrillItem(
-        question='Why not LangChain\'s start_on="human" to pick where a trimmed window starts?',
-        answer="In LangChain a tool result is its own ToolMessage, so the first human message is a safe start. In "
-        "Anthropic's shape results travel inside user messages, so the first user message can be an orphan "
-        "result: a 400. The right test is is_clean_user_start, walking back from the cut.",
+        question=N_('Why not LangChain\'s start_on="human" to pick where a trimmed window starts?'),
+        answer=N_(
+            "In LangChain a tool result is its own ToolMessage, so the first human message is a safe start. In "
+            "Anthropic's shape results travel inside user messages, so the first user message can be an orphan "
+            "result: a 400. The right test is is_clean_user_start, walking back from the cut."
+        ),
         points=(
-            "tool results travel inside user messages in Anthropic's shape",
-            "'first user message' can be an orphan tool_result: a 400",
-            "the right test is is_clean_user_start",
-            "walk back from the cut so the window keeps at least keep messages",
+            N_("tool results travel inside user messages in Anthropic's shape"),
+            N_("'first user message' can be an orphan tool_result: a 400"),
+            N_("the right test is is_clean_user_start"),
+            N_("walk back from the cut so the window keeps at least keep messages"),
         ),
     ),
     DrillItem(
-        question="Why does the validator use the API's exact wording?",
-        answer="The error text is what an engineer searches for: with the API's words byte for byte, a local "
-        "failure, a production failure and the public bug reports read the same. The validator adds a rule "
-        "id, a location and a hint; its fidelity is checked against public captures of the live API.",
+        question=N_("Why does the validator use the API's exact wording?"),
+        answer=N_(
+            "The error text is what an engineer searches for: with the API's words byte for byte, a local "
+            "failure, a production failure and the public bug reports read the same. The validator adds a rule "
+            "id, a location and a hint; its fidelity is checked against public captures of the live API."
+        ),
         points=(
-            "one search finds the local error, the production error and the bug reports",
-            "the validator adds a rule id, a location and a hint",
-            "fidelity is shown against public live captures, not the local API",
+            N_("one search finds the local error, the production error and the bug reports"),
+            N_("the validator adds a rule id, a location and a hint"),
+            N_("fidelity is shown against public live captures, not the local API"),
         ),
     ),
     DrillItem(
-        question="Repair a broken history, or reject it?",
-        answer="Reject by default; repair only on request, with a report. repair is opt-in, returns one RepairNote "
-        "per change and never edits thinking blocks. A silent repair keeps requests going but hides the bug "
-        "that broke the history.",
+        question=N_("Repair a broken history, or reject it?"),
+        answer=N_(
+            "Reject by default; repair only on request, with a report. repair is opt-in, returns one RepairNote "
+            "per change and never edits thinking blocks. A silent repair keeps requests going but hides the bug "
+            "that broke the history."
+        ),
         points=(
-            "reject by default",
-            "repair is opt-in and reports every change (RepairNote)",
-            "thinking blocks are never edited",
-            "silent repair hides the bug that caused the damage",
+            N_("reject by default"),
+            N_("repair is opt-in and reports every change (RepairNote)"),
+            N_("thinking blocks are never edited"),
+            N_("silent repair hides the bug that caused the damage"),
         ),
     ),
     DrillItem(
-        question='How do you test an invariant like "a clean start is always a valid start"?',
-        answer="With a property test: generate many valid histories, cut each at every place, and assert the "
-        "invariant, with a fixed seed and a bounded example count. Then show it can fail: with the naive "
-        "condition Hypothesis finds and shrinks a counterexample.",
+        question=N_('How do you test an invariant like "a clean start is always a valid start"?'),
+        answer=N_(
+            "With a property test: generate many valid histories, cut each at every place, and assert the "
+            "invariant, with a fixed seed and a bounded example count. Then show it can fail: with the naive "
+            "condition Hypothesis finds and shrinks a counterexample."
+        ),
         points=(
-            "generate many valid histories and cut each at every place",
-            "a fixed seed and a bounded example count",
-            "check the test can fail (the naive condition gives a counterexample)",
-            "Hypothesis shrinks the failure to a tiny case",
+            N_("generate many valid histories and cut each at every place"),
+            N_("a fixed seed and a bounded example count"),
+            N_("check the test can fail (the naive condition gives a counterexample)"),
+            N_("Hypothesis shrinks the failure to a tiny case"),
         ),
     ),
     DrillItem(
-        question="What happens to a block kind the model does not know?",
-        answer="It is kept, neither dropped nor rejected: an OpaqueBlock holds the original JSON and writes it back "
-        "byte for byte. Its kind is b.kind, and match stays exhaustive over five classes.",
+        question=N_("What happens to a block kind the model does not know?"),
+        answer=N_(
+            "It is kept, neither dropped nor rejected: an OpaqueBlock holds the original JSON and writes it back "
+            "byte for byte. Its kind is b.kind, and match stays exhaustive over five classes."
+        ),
         points=(
-            "kept as an OpaqueBlock, neither dropped nor rejected",
-            "written back byte for byte",
-            "match stays exhaustive; the wire kind is b.kind",
+            N_("kept as an OpaqueBlock, neither dropped nor rejected"),
+            N_("written back byte for byte"),
+            N_("match stays exhaustive; the wire kind is b.kind"),
         ),
     ),
     DrillItem(
-        question="Why do the structs carry an extra field?",
-        answer="The API keeps adding optional fields to known kinds (cache_control, citations). Dropping them breaks"
-        " features such as prompt caching, rejecting them breaks on the next release; extra keeps them "
-        "verbatim while the core fields stay typed.",
+        question=N_("Why do the structs carry an extra field?"),
+        answer=N_(
+            "The API keeps adding optional fields to known kinds (cache_control, citations). Dropping them breaks"
+            " features such as prompt caching, rejecting them breaks on the next release; extra keeps them "
+            "verbatim while the core fields stay typed."
+        ),
         points=(
-            "the API adds optional fields to known kinds over time",
-            "dropping them breaks features (prompt caching); rejecting them breaks on release",
-            "extra keeps them verbatim while core fields stay typed",
+            N_("the API adds optional fields to known kinds over time"),
+            N_("dropping them breaks features (prompt caching); rejecting them breaks on release"),
+            N_("extra keeps them verbatim while core fields stay typed"),
         ),
     ),
     DrillItem(
-        question="Why msgspec, and not pydantic or plain dataclasses?",
-        answer="Any of them can express a tagged union. msgspec's tag is part of the class, one call decodes JSON "
-        "bytes into the union and encodes it back, and it is one small dependency. A measured preference, not"
-        " a law.",
+        question=N_("Why msgspec, and not pydantic or plain dataclasses?"),
+        answer=N_(
+            "Any of them can express a tagged union. msgspec's tag is part of the class, one call decodes JSON "
+            "bytes into the union and encodes it back, and it is one small dependency. A measured preference, not"
+            " a law."
+        ),
         points=(
-            "all of them can express a tagged union",
-            "msgspec: the tag is part of the class; one-call decode and encode",
-            "no adapter layer, one small dependency",
-            "a measured preference, not a law",
+            N_("all of them can express a tagged union"),
+            N_("msgspec: the tag is part of the class; one-call decode and encode"),
+            N_("no adapter layer, one small dependency"),
+            N_("a measured preference, not a law"),
         ),
     ),
     DrillItem(
-        question="Why not let the API compact the history for you?",
-        answer="Server-side compaction is a fine answer. Its costs: one provider's beta, a summary you do not "
-        "choose, an encrypted part you cannot read, and histories you load or send elsewhere still need a "
-        "client-side answer. A compaction block round-trips as an OpaqueBlock.",
+        question=N_("Why not let the API compact the history for you?"),
+        answer=N_(
+            "Server-side compaction is a fine answer. Its costs: one provider's beta, a summary you do not "
+            "choose, an encrypted part you cannot read, and histories you load or send elsewhere still need a "
+            "client-side answer. A compaction block round-trips as an OpaqueBlock."
+        ),
         points=(
-            "using them is a fine answer",
-            "one provider's beta; you do not choose what the summary keeps",
-            "part of the result is encrypted: a block your code cannot read",
-            "loaded or replayed histories still need a client-side answer",
-            "a compaction block round-trips as an OpaqueBlock",
+            N_("using them is a fine answer"),
+            N_("one provider's beta; you do not choose what the summary keeps"),
+            N_("part of the result is encrypted: a block your code cannot read"),
+            N_("loaded or replayed histories still need a client-side answer"),
+            N_("a compaction block round-trips as an OpaqueBlock"),
         ),
     ),
     DrillItem(
-        question="Messages or tokens: what should a compaction budget count?",
-        answer="Tokens: the window and the bill are in tokens, and one tool result holding a file can outweigh forty"
-        " turns. A message count is a cheap proxy; the history's JSON length is a local stand-in, and "
-        "count_tokens is exact at the price of a request.",
+        question=N_("Messages or tokens: what should a compaction budget count?"),
+        answer=N_(
+            "Tokens: the window and the bill are in tokens, and one tool result holding a file can outweigh forty"
+            " turns. A message count is a cheap proxy; the history's JSON length is a local stand-in, and "
+            "count_tokens is exact at the price of a request."
+        ),
         points=(
-            "the window and the bill are in tokens",
-            "a message count is a cheap proxy that fails on large tool results",
-            "a local stand-in (JSON length) costs no request",
-            "count_tokens is exact but costs a round trip",
+            N_("the window and the bill are in tokens"),
+            N_("a message count is a cheap proxy that fails on large tool results"),
+            N_("a local stand-in (JSON length) costs no request"),
+            N_("count_tokens is exact but costs a round trip"),
         ),
     ),
 )

@@ -48,6 +48,7 @@ from msgmodel.core.message import (
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
+from msgmodel.course.i18n import N_, _
 from msgmodel.course.knowledge import scan_source
 
 __all__ = ["OPENAI_SESSION", "SCENARIOS"]
@@ -88,23 +89,25 @@ SCENARIOS: Final[dict[str, str]] = {
 
 def _check_verdicts(answer: Any) -> str | None:
     if not isinstance(answer, dict):
-        return 'Give a dict such as {"a": "now", "b": "wait", ...}, one verdict per scenario.'
+        return N_('Give a dict such as {"a": "now", "b": "wait", ...}, one verdict per scenario.')
     missing = sorted(set(SCENARIOS) - set(answer))
     if missing:
-        return f"Give a verdict for every scenario; missing: {', '.join(missing)}."
+        return _("Give a verdict for every scenario; missing: {0}.").format(", ".join(missing))
     extra = sorted(str(k) for k in set(answer) - set(SCENARIOS))
     if extra:
-        return f"Unknown scenario keys: {', '.join(extra)} (the scenarios are a to e)."
+        return _("Unknown scenario keys: {0} (the scenarios are a to e).").format(", ".join(extra))
     for key in sorted(SCENARIOS):
         value = answer[key]
         if value not in VERDICTS:
-            return f"({key}): {value!r} is not a verdict; use one of {', '.join(repr(v) for v in VERDICTS)}."
+            return _("({0}): {1!r} is not a verdict; use one of {2}.").format(
+                key, value, ", ".join(repr(v) for v in VERDICTS)
+            )
     answers = closed("07.1")
     wrong = [key for key in sorted(SCENARIOS) if not answers.is_right(key, answer[key])]
     if wrong:
         key = wrong[0]
         more = f" ({len(wrong) - 1} more to reconsider.)" if len(wrong) > 1 else ""
-        return f"({key}) is not {answer[key]!r}. {answers.feedback(key, answer[key]) or ''}{more}"
+        return _("({0}) is not {1!r}. {2}{3}").format(key, answer[key], answers.feedback(key, answer[key]) or "", more)
     return None
 
 
@@ -211,14 +214,14 @@ def _show(messages: Sequence[Message]) -> str:
 
 def _check_fold(answer: Any) -> str | None:
     if not callable(answer):
-        return "Pass the function itself: check('07.2', fold)."
+        return N_("Pass the function itself: check('07.2', fold).")
     if answer is fold_events or "fold_events" in getattr(getattr(answer, "__code__", None), "co_names", ()):
-        return "Write the fold yourself, without calling msgmodel.core.engine.fold_events (it is the answer key)."
+        return N_("Write the fold yourself, without calling msgmodel.core.engine.fold_events (it is the answer key).")
     for label, events in _fold_cases():
         want = fold_events(events)
         got = answer(list(events))
         if not isinstance(got, list) or not all(isinstance(m, Message) for m in got):
-            return f"fold must return a list of Message; for {label} it returned {type(got).__name__}."
+            return _("fold must return a list of Message; for {0} it returned {1}.").format(label, type(got).__name__)
         if got != want:
             hint = ""
             if label == "one reply with two parallel tool calls":
@@ -230,7 +233,9 @@ def _check_fold(answer: Any) -> str | None:
                 hint = " A Compacted event replaces the whole history so far with its .messages."
             elif label.startswith("a stream that stops"):
                 hint = " Results still pending when the events run out must be appended too."
-            return f"For {label}, fold returned {_show(got)}, but the engine's history is {_show(want)}.{hint}"
+            return _("For {0}, fold returned {1}, but the engine's history is {2}.{3}").format(
+                label, _show(got), _show(want), hint
+            )
     return None
 
 
@@ -331,40 +336,42 @@ def _built_by_hand(fn: Callable[..., Any]) -> str | None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Message":
-            return f"line {node.lineno} calls Message(...) by hand"
+            return _("line {0} calls Message(...) by hand").format(node.lineno)
     literals = [s for s in scan_source(source) if s.kind in ("block-literal", "message-literal")]
     if literals:
-        return f"line {literals[0].line} writes a {literals[0].kind.split('-')[0]} as a dict"
+        return _("line {0} writes a {1} as a dict").format(literals[0].line, literals[0].kind.split("-")[0])
     return None
 
 
 def _check_from_openai(fn: Any) -> str | None:
     if not callable(fn):
-        return f"give the function itself (from_openai), not {fn!r}."
+        return _("give the function itself (from_openai), not {0!r}.").format(fn)
     for label, session, expected in _openai_cases():
         got = fn(copy.deepcopy(session))
         if not isinstance(got, list) or not all(isinstance(m, Message) for m in got):
-            return f"return a list of Message (built with the constructors); got {got!r} for {label}."
+            return _("return a list of Message (built with the constructors); got {0!r} for {1}.").format(got, label)
         if got == expected:
             continue
         why = ""
         results = [m for m in got if tool_results_of(m)]
         if len(results) > len([m for m in expected if tool_results_of(m)]):
-            why = " The results of one turn travel in ONE user message: one tool_result_msg for a run of tool messages."
+            why = _(
+                " The results of one turn travel in ONE user message: one tool_result_msg for a run of tool messages."
+            )
         elif any(isinstance(u.input, str) for m in got for u in tool_uses_of(m)):
-            why = " `arguments` is a JSON string; a tool_use's input is the decoded object (json.loads)."
+            why = _(" `arguments` is a JSON string; a tool_use's input is the decoded object (json.loads).")
         elif any(isinstance(b, TextBlock) and not b.text for m in got for b in blocks_of(m)):
-            why = " An assistant message with content None (or '') has no text block, only its calls."
-        return f"for {label}, got:\n{_show(got)}\nexpected:\n{_show(expected)}{why}"
+            why = _(" An assistant message with content None (or '') has no text block, only its calls.")
+        return _("for {0}, got:\n{1}\nexpected:\n{2}{3}").format(label, _show(got), _show(expected), why)
     problems = [str(v) for v in validate(fn(copy.deepcopy(OPENAI_SESSION)), as_history=True)]
     if problems:
-        return f"the messages are right but the history is not valid: {problems[0]}"
+        return _("the messages are right but the history is not valid: {0}").format(problems[0])
     by_hand = _built_by_hand(fn)
     if by_hand:
-        return (
-            f"the messages are right, but {by_hand}. At the boundary, build with the constructors (user_text, "
+        return _(
+            "the messages are right, but {0}. At the boundary, build with the constructors (user_text, "
             "assistant_msg, tool_result_msg, tool_result_block, ...): they are the one place that knows the shape."
-        )
+        ).format(by_hand)
     return None
 
 
@@ -376,18 +383,23 @@ def _check_from_openai(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="07.1",
-        goal=(
+        goal=N_(
             "Decide when to consolidate: copies that already disagree and cost something, not a second use imagined."
         ),
-        task="For each scenario of SCENARIOS, say 'now', 'wait' or 'premature': {'a': ..., ..., 'e': ...}.",
+        task=N_("For each scenario of SCENARIOS, say 'now', 'wait' or 'premature': {'a': ..., ..., 'e': ...}."),
         checker=_check_verdicts,
         starter=None,
         hints=(
-            "For each scenario, count the copies of the knowledge that exist today and ask whether they already "
-            "disagree, or whether the second use is only imagined.",
-            "Weigh what the chapter's decision diagram asks: is the knowledge already written in more than one place, "
-            "and has a difference between the copies cost something real (a 400, a stalled turn)? A guess about a "
-            "future second use is not a copy.",
+            N_(
+                "For each scenario, count the copies of the knowledge that exist today and ask whether they already "
+                "disagree, or whether the second use is only imagined."
+            ),
+            N_(
+                "Weigh what the chapter's decision diagram asks: is the knowledge already written in more than one "
+                "place, "
+                "and has a difference between the copies cost something real (a 400, a stalled turn)? A guess about a "
+                "future second use is not a copy."
+            ),
         ),
     )
 )
@@ -395,20 +407,26 @@ exercise(
 exercise(
     Exercise(
         id="07.2",
-        goal="Rebuild the history from events with the constructors: the engine's fold law, written once by you.",
+        goal=N_("Rebuild the history from events with the constructors: the engine's fold law, written once by you."),
         task=(
-            "fold(events): the list of Message that a list of msgmodel.core.engine events describes, from an empty "
-            "history, without calling fold_events. A Compacted event's .messages (a tuple of Message, built by the "
-            "engine's compaction) is the whole history after compaction: it replaces everything folded so far"
+            N_(
+                "fold(events): the list of Message that a list of msgmodel.core.engine events describes, from an empty "
+                "history, without calling fold_events. A Compacted event's .messages (a tuple of Message, built by the "
+                "engine's compaction) is the whole history after compaction: it replaces everything folded so far"
+            )
         ),
         checker=_check_fold,
         starter=_fold_starter,
         hints=(
-            "Replay the events from an empty history: which events add a message, which add nothing, and which one "
-            "replaces the whole history?",
-            "TurnStarted and AssistantMessage carry .message; ToolResulted carries .result, and the results of one "
-            "reply travel in ONE tool_result_msg; Compacted.messages (msgmodel.core.engine) is the whole history "
-            "after compaction.",
+            N_(
+                "Replay the events from an empty history: which events add a message, which add nothing, and which one "
+                "replaces the whole history?"
+            ),
+            N_(
+                "TurnStarted and AssistantMessage carry .message; ToolResulted carries .result, and the results of one "
+                "reply travel in ONE tool_result_msg; Compacted.messages (msgmodel.core.engine) is the whole history "
+                "after compaction."
+            ),
         ),
     )
 )
@@ -416,22 +434,27 @@ exercise(
 exercise(
     Exercise(
         id="07.3",
-        task=(
+        task=N_(
             "from_openai(messages): a session in OpenAI's Chat Completions shape (user, assistant with tool_calls, "
             "tool) as a list of Message, built with the constructors only; a run of tool messages is ONE result turn"
         ),
-        goal=(
+        goal=N_(
             "Bring a second format in at the boundary, once, through the constructors: the rest of the code "
             "never learns that format exists."
         ),
         checker=_check_from_openai,
         starter=_from_openai_starter,
         hints=(
-            "Walk the session once. A user message and a plain assistant message are one constructor each; an "
-            "assistant message with tool_calls becomes text (if any) and calls; tool messages in a row are answers "
-            "to one turn.",
-            "msgmodel.core.message: user_text, assistant_text, assistant_msg([TextBlock, ToolUseBlock(id=, name=, "
-            "input=json.loads(arguments))]), tool_result_msg([tool_result_block(tool_call_id, content), ...]).",
+            N_(
+                "Walk the session once. A user message and a plain assistant message are one constructor each; an "
+                "assistant message with tool_calls becomes text (if any) and calls; tool messages in a row are "
+                "answers to one turn."
+            ),
+            N_(
+                "msgmodel.core.message: user_text, assistant_text, assistant_msg([TextBlock, ToolUseBlock(id=, "
+                "name=, input=json.loads(arguments))]), tool_result_msg([tool_result_block(tool_call_id, content), "
+                "...])."
+            ),
         ),
     )
 )
