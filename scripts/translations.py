@@ -45,7 +45,7 @@ import build_notebooks as build
 import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import read_po, unescape, write_po
 
 ROOT = build.ROOT
 LANG = "zh_CN"
@@ -77,7 +77,20 @@ def read_catalog(path: Path) -> Catalog:
 
 
 def read_catalog_bytes(data: bytes) -> Catalog:
-    return read_po(io.BytesIO(data), locale=LANG, abort_invalid=True)
+    """The catalog of PO text ``data``, with the ``#|`` previous ids ``po_text`` wrote read back as previous ids.
+
+    Babel reads a one-line ``#| msgid "" "a" "b"`` (a multi-line previous id left unwrapped) as a translator
+    comment ``| msgid ...``; left so, every update would add one more copy of it.
+    """
+    catalog = read_po(io.BytesIO(data), locale=LANG, abort_invalid=True)
+    for entry in catalog:
+        previous = [c for c in entry.user_comments if c.startswith("| msgid ")]
+        if previous:
+            entry.user_comments = [c for c in entry.user_comments if c not in previous]
+            if not entry.previous_id:
+                parts = re.findall(r'"((?:[^"\\]|\\.)*)"', previous[0])
+                entry.previous_id = ["".join(unescape(f'"{p}"') for p in parts)]
+    return catalog
 
 
 def po_text(catalog: Catalog) -> bytes:

@@ -30,13 +30,6 @@ CHAPTERS = build.chapters()
 STEMS = [c.stem for c in CHAPTERS]
 TERMS = tr.glossary()
 
-# The chapters' catalogs are written on the translators' branches (h-zh-a, h-zh-b). Strict xfail:
-# once they are merged and complete this test passes, the xfail turns into a failure, and the
-# marker must go. Remove it at the merge; never widen it.
-CATALOGS_PENDING = pytest.mark.xfail(
-    strict=True, reason="issue 23: the chapters' catalogs land with h-zh-a/h-zh-b; remove this marker at merge"
-)
-
 
 def catalog_of(stem: str) -> Catalog | None:
     path = tr.catalog_path(stem)
@@ -61,7 +54,6 @@ def test_the_catalog_is_in_step_with_the_english(stem: str) -> None:
     assert not found, "run `make translations`:\n" + "\n".join(map(str, found))
 
 
-@CATALOGS_PENDING
 @pytest.mark.parametrize("stem", STEMS)
 def test_every_entry_is_translated_and_none_is_fuzzy(stem: str) -> None:
     catalog = catalog_of(stem)
@@ -99,6 +91,21 @@ def test_a_changed_english_sentence_turns_its_entry_fuzzy_and_is_named() -> None
     # ... and the build shows the English of both under a visible marker, never the stale Chinese
     text = tr.po_text(updated)
     assert b'#| msgid "The API answers **400**."' in text and b'#~ msgid "Gone soon."' in text
+
+
+def test_a_second_update_leaves_a_fuzzy_multi_line_entry_as_it_was() -> None:
+    """A multi-line previous id is written on one ``#|`` line; read back, it stays the previous id.
+
+    Babel reads such a line as a translator comment ``| msgid ...``: before the fix, every update after the first
+    turned the ``#|`` line into a ``# |`` comment and the entry lost its previous English.
+    """
+    catalog = tr.template("09_demo", english_cells(["# 09 · Title", "One line.\nTwo lines."]))
+    catalog["One line.\nTwo lines."].string = "一行。\n两行。"
+    after = english_cells(["# 09 · Title", "One line.\nThree lines."])
+    once = tr.po_text(tr.merged(tr.read_catalog_bytes(tr.po_text(catalog)), tr.template("09_demo", after)))
+    twice = tr.po_text(tr.merged(tr.read_catalog_bytes(once), tr.template("09_demo", after)))
+    assert twice == once and b"# |" not in twice
+    assert tr.read_catalog_bytes(twice)["One line.\nThree lines."].previous_id == ["One line.\nTwo lines."]
 
 
 def test_an_untranslated_or_fuzzy_cell_is_built_in_english_under_a_marker() -> None:
