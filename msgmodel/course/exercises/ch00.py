@@ -138,19 +138,19 @@ def _check_outcomes(answer: Any) -> str | None:
         wrong = sorted(k for k in set(expected) & set(got) if got[k] != expected[k])
         why = []
         if missing:
-            why.append(f"ids missing: {', '.join(missing)}")
+            why.append(_("ids missing: {0}").format(", ".join(missing)))
         if extra:
-            why.append(f"keys that are not tool_use ids of this history: {', '.join(map(repr, extra))}")
+            why.append(_("keys that are not tool_use ids of this history: {0}").format(", ".join(map(repr, extra))))
         for k in wrong:
-            why.append(f"{k} is {expected[k]!r}, you said {got[k]!r}")
+            why.append(_("{0} is {1!r}, you said {2!r}").format(k, expected[k], got[k]))
         tip = ""
         if extra and all(isinstance(k, str) and not k.startswith("toolu_") for k in extra):
-            tip = " Key the dict by the call's `id` (a tool may be called twice), not by its name."
+            tip = _(" Key the dict by the call's `id` (a tool may be called twice), not by its name.")
         elif any(expected[k] == "pending" for k in wrong + missing):
-            tip = " A call with no tool_result anywhere after it is 'pending'."
+            tip = _(" A call with no tool_result anywhere after it is 'pending'.")
         elif wrong:
-            tip = " Pair a result with its call by `tool_use_id`, not by position: results may come in any order."
-        return _("case '{0}': {1}.{2}\n{3}").format(label, "; ".join(why), tip, _render(history))
+            tip = _(" Pair a result with its call by `tool_use_id`, not by position: results may come in any order.")
+        return _("case '{0}': {1}.{2}\n{3}").format(label, _("; ").join(why), tip, _render(history))
     return None
 
 
@@ -207,9 +207,11 @@ PREDICT_CASES: Final[dict[str, list[Message]]] = {
 """Six requests (model ``PREDICT_MODEL``, tools defined): will the API answer 200 or 400?"""
 
 _WHY_ACCEPTED: Final[dict[str, str]] = {
-    "A": "a tool_use answered by a tool_result in the very next (user) message is exactly the protocol",
-    "D": "consecutive messages of one role are merged into one turn (the 2024 'roles must alternate' error is gone)",
-    "F": "the results come first in the message; text after them is allowed",
+    "A": N_("a tool_use answered by a tool_result in the very next (user) message is exactly the protocol"),
+    "D": N_(
+        "consecutive messages of one role are merged into one turn (the 2024 'roles must alternate' error is gone)"
+    ),
+    "F": N_("the results come first in the message; text after them is allowed"),
 }
 
 
@@ -240,13 +242,14 @@ def _check_predictions(answer: Any) -> str | None:
     wrong = [k for k in PREDICT_CASES if answer[k] != _PREDICTIONS[k]]
     if not wrong:
         return None
-    lines = [f"{len(wrong)} of {len(PREDICT_CASES)} predictions are off."]
+    lines = [_("{0} of {1} predictions are off.").format(len(wrong), len(PREDICT_CASES))]
     for k in wrong:
         status, text = _api_status(PREDICT_CASES[k])
         if status == 400:
-            lines.append(f"  {k}: you said 200, the API answers 400:\n      {text}")
+            lines.append(_("  {0}: you said 200, the API answers 400:\n      {1}").format(k, text))
         else:
-            lines.append(f"  {k}: you said 400, the API answers 200: {_WHY_ACCEPTED.get(k, 'no rule is broken')}.")
+            why = _(_WHY_ACCEPTED[k]) if k in _WHY_ACCEPTED else _("no rule is broken")
+            lines.append(_("  {0}: you said 400, the API answers 200: {1}.").format(k, why))
     return "\n".join(lines)
 
 
@@ -337,7 +340,7 @@ def _check_answer_calls(answer: Any) -> str | None:
         return N_("Pass the function itself: check('00.3', answer_calls).")
     question = user_text("Tell me about this project.")
     for label, reply, expected in _ANSWER_CASES:
-        shown = f"\n  the reply: {_line(reply)}"
+        shown = _("\n  the reply: {0}").format(_line(reply))
         try:
             got = answer(reply, _fake_run)
         except Exception as e:

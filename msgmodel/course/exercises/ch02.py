@@ -196,7 +196,7 @@ def _check_quiz(answer: object) -> str | None:
     given = {letter: "chosen" if letter in letters else "left out" for letter in QUIZ_QUESTIONS}
     wrong = [letter for letter in QUIZ_QUESTIONS if not answers.is_right(letter, given[letter])]
     for letter in sorted(wrong, key=lambda letter: (given[letter] == "chosen", letter)):  # left out first
-        return answers.feedback(letter, given[letter]) or f"look again at {letter}."
+        return answers.feedback(letter, given[letter]) or _("look again at {0}.").format(letter)
     return None
 
 

@@ -88,7 +88,7 @@ def _check_copies(answer: object) -> str | None:
     given = {name: "chosen" if name in chosen else "left out" for name in _FUNCTIONS}
     for name in _FUNCTIONS:  # in source order, so the hint follows the reading
         if given[name] == "chosen" and not answers.is_right(name, "chosen"):
-            return answers.feedback(name, "chosen") or f"`{name}` holds no copy."
+            return answers.feedback(name, "chosen") or _("`{0}` holds no copy.").format(name)
     copies = [name for name in _FUNCTIONS if answers.is_right(name, "chosen")]
     missed = [name for name in copies if given[name] == "left out"]
     if missed:

@@ -150,7 +150,7 @@ class _Recorder:
         return self.impl(messages, keep_recent, summarize)
 
 
-_CALLING: Final = (
+_CALLING: Final = N_(
     "Call it the way msgmodel.core.compact.compact is called: "
     "compact_fn(LONG_LOOP, keep_recent=k, summarize=lambda transcript: 'a summary')."
 )
@@ -171,18 +171,18 @@ def _check_regression(answer: Any) -> str | None:
     try:
         failed = _run_test(answer, good)
     except TypeError as e:
-        return _("your test raised TypeError ({0}) with a correct compactor. {1}").format(e, _CALLING)
+        return _("your test raised TypeError ({0}) with a correct compactor. {1}").format(e, _(_CALLING))
     if not good.calls:
-        return _("your test never called compact_fn, so it cannot catch anything. {0}").format(_CALLING)
+        return _("your test never called compact_fn, so it cannot catch anything. {0}").format(_(_CALLING))
     if failed is not None:
         history, k = good.calls[-1]
         out = compact(history, keep_recent=k, summarize=lambda t: "S.")
         tip = ""
         if len(out) != k + 1 and out[-k:] == history[-k:]:
-            tip = (
-                f" compact returned {len(out)} messages: it moves the cut *back* to a clean start, so it may keep "
-                f"more than {k}. The promise is *at least* k: the last k messages, unchanged, at the end."
-            )
+            tip = _(
+                " compact returned {0} messages: it moves the cut *back* to a clean start, so it may keep "
+                "more than {1}. The promise is *at least* k: the last k messages, unchanged, at the end."
+            ).format(len(out), k)
         return _(
             "your test fails on a correct compactor (msgmodel.core.compact.compact), at keep_recent={0}: {1}.{2}"
         ).format(k, str(failed) or "AssertionError", tip)
@@ -199,7 +199,7 @@ def _check_regression(answer: Any) -> str | None:
         if caught is not None:
             continue
         if not buggy.calls:
-            return _("your test did not call the compactor {0}. {1}").format(name, _CALLING)
+            return _("your test did not call the compactor {0}. {1}").format(name, _(_CALLING))
         history = buggy.calls[0][0]
         tried = sorted({k for _, k in buggy.calls})
         bad = _broken_at(impl, history)

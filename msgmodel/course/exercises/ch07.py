@@ -106,7 +106,7 @@ def _check_verdicts(answer: Any) -> str | None:
     wrong = [key for key in sorted(SCENARIOS) if not answers.is_right(key, answer[key])]
     if wrong:
         key = wrong[0]
-        more = f" ({len(wrong) - 1} more to reconsider.)" if len(wrong) > 1 else ""
+        more = _(" ({0} more to reconsider.)").format(len(wrong) - 1) if len(wrong) > 1 else ""
         return _("({0}) is not {1!r}. {2}{3}").format(key, answer[key], answers.feedback(key, answer[key]) or "", more)
     return None
 
