@@ -255,14 +255,14 @@ call's id belongs.
 """
 
 _ACCEPTED_BECAUSE: Final[dict[int, str]] = {
-    1: "`content` is optional: a result with no content is a valid (empty) answer.",
-    3: "`content` may be a list of blocks (text, images, ...) instead of a string.",
-    4: "`cache_control` is a real field of a tool_result block (prompt caching).",
+    1: N_("`content` is optional: a result with no content is a valid (empty) answer."),
+    3: N_("`content` may be a list of blocks (text, images, ...) instead of a string."),
+    4: N_("`cache_control` is a real field of a tool_result block (prompt caching)."),
 }
 
 _REFUSED_BECAUSE: Final[dict[int, str]] = {
-    0: "a tool_result must carry `tool_use_id`, and this one spells it `toolUseId`",
-    2: (
+    0: N_("a tool_result must carry `tool_use_id`, and this one spells it `toolUseId`"),
+    2: N_(
         "`tool_use_id` must be the id of a call in the previous message (`toolu_04`), not the tool's name. "
         "It also leaves `toolu_04` unanswered, which is a second error; which of the two the API names first "
         "is msgmodel's reading"
@@ -305,11 +305,11 @@ def _check_refused(answer: object) -> str | None:
         return _("HAND_BUILT has indices 0-{0}; {1} is not one of them.").format(len(HAND_BUILT) - 1, outside[0])
     refused = _refusals()
     for i in sorted(set(refused) - chosen):
-        why = _REFUSED_BECAUSE.get(i, "the API finds a problem with it")
+        why = _(_REFUSED_BECAUSE.get(i, N_("the API finds a problem with it")))
         return _("block {0} is refused: {1}. The API's 400 text: {2}").format(i, why, refused[i])
     for i in sorted(chosen - set(refused)):
         return _("block {0} is accepted: {1}").format(
-            i, _ACCEPTED_BECAUSE.get(i, "the API finds nothing wrong with it.")
+            i, _(_ACCEPTED_BECAUSE.get(i, N_("the API finds nothing wrong with it.")))
         )
     return None
 
