@@ -314,6 +314,8 @@ def translated_notebook(stem: str, catalog: Catalog | None = None) -> nbformat.N
             entry = catalog.get(cell.source) if catalog is not None else None
             text = marked(cell.source, FUZZY_MARK if entry is not None and entry.fuzzy else MISSING_MARK)
         cell.source = relinked(text)
+        # The student copy's held-back phrases are English; the Chinese prose holds none of them.
+        cell.metadata.pop("holdback", None)
     first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
     setup = nbformat.v4.new_code_cell(SETUP)
     setup["id"] = f"{stem[:2]}-locale"

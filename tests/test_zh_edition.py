@@ -124,6 +124,13 @@ def test_an_untranslated_or_fuzzy_cell_is_built_in_english_under_a_marker() -> N
         assert md[2].splitlines()[0] == first_line  # a heading stays the cell's first line
 
 
+def test_the_chinese_cells_carry_no_english_holdback_marks() -> None:
+    """The marks name English phrases (scripts/build_student.py holds them back); a Chinese cell has none of them."""
+    stem = next(s for s in STEMS if any("holdback" in c.metadata for c in en(s).cells))
+    assert not any("holdback" in c.metadata for c in tr.translated_notebook(stem).cells)
+    assert not any("holdback" in c.metadata for c in zh(stem).cells)
+
+
 def test_links_out_of_notebooks_go_one_folder_further_up() -> None:
     assert tr.relinked("[规则](../docs/api-rules.md) · [01](01_orphan_tool_result.ipynb)") == (
         "[规则](../../docs/api-rules.md) · [01](01_orphan_tool_result.ipynb)"
