@@ -131,6 +131,22 @@ def test_the_chinese_cells_carry_no_english_holdback_marks() -> None:
     assert not any("holdback" in c.metadata for c in zh(stem).cells)
 
 
+def test_every_anchor_a_chinese_chapter_links_to_exists() -> None:
+    """``00_start_here.ipynb#Chapter-map`` (the navigation cells) lands on an anchor of the Chinese chapter.
+
+    JupyterLab names a heading's anchor after its text (spaces as ``-``); a Chinese heading has a Chinese name,
+    so a heading an English link names carries the English anchor (``<a id="Chapter-map"></a>``).
+    """
+    for stem in STEMS:
+        for cell in (c for c in zh(stem).cells if c.cell_type == "markdown"):
+            for target, fragment in re.findall(r"\]\((\d\d_\w+)\.ipynb#([^)\s]+)\)", cell.source):
+                text = "\n".join(c.source for c in zh(target).cells if c.cell_type == "markdown")
+                headings = {
+                    re.sub(r"[`*]", "", h).strip().replace(" ", "-") for h in re.findall(r"^#+ (.*)$", text, re.M)
+                }
+                assert f'<a id="{fragment}"></a>' in text or fragment in headings, (stem, target, fragment)
+
+
 def test_links_out_of_notebooks_go_one_folder_further_up() -> None:
     assert tr.relinked("[规则](../docs/api-rules.md) · [01](01_orphan_tool_result.ipynb)") == (
         "[规则](../../docs/api-rules.md) · [01](01_orphan_tool_result.ipynb)"
