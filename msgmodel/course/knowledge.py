@@ -78,6 +78,7 @@ __all__ = [
     "ScanError",
     "SiteKind",
     "Table",
+    "bypasses_in",
     "describe",
     "exhaustive_block_matches",
     "scan_block_knowledge",
@@ -605,6 +606,11 @@ def _bypasses(source: str, path: str) -> list[Bypass]:
         if ON_PURPOSE not in code:
             found.add(Bypass(kind, path, line, code.strip()))
     return sorted(found, key=lambda b: (b.line, b.kind))
+
+
+def bypasses_in(source: str, *, name: str = "snippet.py") -> list[Bypass]:
+    """``scan_model_bypasses`` on a piece of source text (a teammate's change, in a chapter), named ``name``."""
+    return sorted(_bypasses(source, name), key=lambda b: (b.line, b.kind))
 
 
 def scan_model_bypasses(target: ScanTarget, *, exclude: Iterable[str] = ()) -> list[Bypass]:

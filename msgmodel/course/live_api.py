@@ -211,7 +211,13 @@ class Agreement:
         return self.agreeing == len(self.captures)
 
     def _title(self) -> str:
-        return f"validate vs the live API: {self.agreeing} of {len(self.captures)} public captures agree byte for byte"
+        n = len(self.captures)
+        filled = sum(c.filled for c in self.captures)
+        rebuilt = sum(c.reconstructed for c in self.captures)
+        return (
+            f"validate vs the live API: {self.agreeing} of {n} public captures agree byte for byte: "
+            f"{n - filled} texts verbatim, {filled} with placeholders we filled in; {rebuilt} requests reconstructed"
+        )
 
     def summary(self) -> AgreementSummary:
         """The short view: the count, what the evidence is, and one line per capture."""
@@ -257,17 +263,14 @@ class AgreementSummary:
         a = self.agreement
         caps = a.captures
         refused = sum(c.live_status == 400 for c in caps)
-        filled = sum(c.filled for c in caps)
-        rebuilt = sum(c.reconstructed for c in caps)
         rows: dict[tuple[int, str], list[Capture]] = {}
         for c in caps:
             rows.setdefault((c.live_status, c.rule), []).append(c)
         width = max(len(c.rule) for c in caps) + 4
         lines = [
             a._title(),
-            f"  {refused} refusals and {len(caps) - refused} acceptance; {len(caps) - filled} texts verbatim, "
-            f"{filled} quoted with placeholders (ids, message numbers) we filled in for the request;",
-            f"  {len(caps) - rebuilt} requests known exactly, {rebuilt} reconstructed from the report",
+            f"  {refused} refusals and {len(caps) - refused} acceptance; placeholders are the ids and message numbers"
+            " a report left out; a reconstructed request is rebuilt from the report, not recorded",
         ]
         for (status, rule), group in rows.items():
             c = group[0]

@@ -42,6 +42,7 @@ __all__ = [
     "OPTION_SOURCES",
     "UNION_SOURCE",
     "barh",
+    "decode_grid",
     "decode_outcomes",
     "decode_times",
     "load",
@@ -381,6 +382,43 @@ def _outcome(decode: Callable[[bytes], Any], data: bytes) -> str:
     except Exception as e:
         return f"{type(e).__name__}: {e}"
     return "accepted"
+
+
+_NO_PATH: Final = ("TypeError", "KeyError")  # exceptions that name no place in the input
+
+
+def _verdict(result: str, same: bool) -> str:
+    if result == "accepted":
+        return "accepted" if same else "DROPS it"
+    kind = result.split(":")[0].split(" ")[0]
+    return f"{kind}, no path" if kind in _NO_PATH else "refused, path"
+
+
+def decode_grid(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec]) -> str:
+    """``decode_outcomes`` in one short cell per input and option, then a refusal with no path and one with a path.
+
+    ``accepted``: decoded and written back unchanged; ``DROPS it``: written back without a field;
+    ``refused, path``: an error naming where in the input; ``TypeError, no path``: one that does not.
+    The refusal with a path shown in full is the last option's (``msgmodel.from_json``).
+    """
+    names = {name: name.split(".")[-1].split(" ")[0] for name in codecs}
+    width = max(map(len, inputs)) + 2
+    lines = [" " * width + "".join(f"{short:20}" for short in names.values())]
+    no_path, with_path = "", ""
+    for label, data in inputs.items():
+        cells = []
+        for name, (decode, encode) in codecs.items():
+            result = _outcome(decode, data)
+            same = result == "accepted" and json.loads(encode(decode(data))) == json.loads(data)
+            verdict = _verdict(result, same)
+            example = f"  {names[name]}, {label}: {textwrap.shorten(result, 84, placeholder=' …')}"
+            if verdict.endswith("no path"):
+                no_path = no_path or example
+            elif verdict.startswith("refused"):
+                with_path = example if not with_path or name == list(codecs)[-1] else with_path
+            cells.append(f"{verdict:20}")
+        lines.append(f"{label:{width}}" + "".join(cells))
+    return "\n".join(line.rstrip() for line in [*lines, no_path, with_path] if line)
 
 
 def decode_outcomes(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec]) -> str:

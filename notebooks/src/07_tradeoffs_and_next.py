@@ -44,13 +44,15 @@
 #
 # | Situation | Copies | A bug from drift? | Verdict |
 # |---|---|---|---|
-# | Block shapes at step 31 (three in compaction, one each in engine and API) | 5 | yes, two | **consolidate now** |
+# | Block shapes at step 31 (the original's list, chapter 03 §1) | 5 | yes: step 30's | **consolidate now** |
 # | A tool's input schema, read only by the tool registry | 1 | — | **leave it**: it is the authority |
 # | Two log formatters print a tool call differently, for people | 2 | no | **wait**: note it |
 # | A provider-neutral `Part` class "for when we add a provider" | 0 | — | **premature**: a guess |
 # | `ThinkingBlock`, before any feature turns thinking on | — | — | **model it now** |
 #
-# The last row is no contradiction: the trigger decides when to *create* the authority; once it exists, it describes
+# The copies are the original's five (three in compaction, one each in engine and API; our exhibit spells them out in
+# 34 sites). Step 29's orphan came from no copy: slicing asked nobody where a tool answer lives, and copy #1 was its
+# patch. The last row is no contradiction: the trigger decides when to *create* the authority; once it exists, it describes
 # the whole contract it owns, every block the API can send back included. The `Part` class models a contract nobody
 # has given you yet.
 #
@@ -60,6 +62,29 @@
 # `dataclass`es, as pydantic-ai's parts (with a decoder you write); a pydantic discriminated union, as the SDK's
 # responses; and msgspec tagged structs, `message.py`. The first three are scratch modules in
 # `msgmodel.course.options` (printed by the optional cell below), with the class names of `message.py`.
+
+# %% [markdown] tags=["core"]
+# **"Why not just use `anthropic.types`?"** The SDK has two families of types, not one model. Requests are
+# `TypedDict`s (`MessageParam`, `ToolResultBlockParam`): mypy checks them, nothing checks them at run time. Responses
+# are pydantic models (`anthropic.types.Message`, `ToolUseBlock`): they describe what the API sends back, not a history
+# you store, decode and send again. A history is both at once. msgmodel is one model for it and reads both families:
+
+# %% tags=["core"]
+import pydantic
+from anthropic.types import Message as SDKMessage, ToolResultBlockParam
+
+from msgmodel import from_api
+from msgmodel.api import local_client
+from msgmodel.core.protocol import validate
+
+slip = ToolResultBlockParam(type="tool_result", toolUseId="toolu_01B", content="x")  # type: ignore[typeddict-unknown-key]
+print("a request type, given the slip:", type(slip).__name__, slip)
+print("a response type, anthropic.types.Message, is a pydantic model:", issubclass(SDKMessage, pydantic.BaseModel))
+question = {"role": "user", "content": "What is 6 * 7?"}
+reply = local_client().messages.create(model="claude-sonnet-4-6", max_tokens=256, messages=[question])
+mixed = [question, {"role": reply.role, "content": reply.content}]  # on purpose: the SDK's pydantic blocks as they are
+print("from_api reads both:", {f"{type(m).__module__}.{type(m).__name__}" for m in from_api(mixed)},
+      "| validate:", validate(mixed, as_history=True))
 
 # %%
 from msgmodel.course.options import OPTION_SOURCES
@@ -83,7 +108,9 @@ print(MISTAKES["msgspec (message.py)"])
 print(mistakes_caught())
 
 # %% [markdown] tags=["core"]
-# **Statically, the four typed options are equal**, and `dict[str, Any]` catches nothing. The choice between
+# **Statically, the four typed options are equal**, and `dict[str, Any]` catches nothing. (The `dataclass` option is
+# a *closed* union of frozen dataclasses with `Literal` tags; chapter 06's I3 hierarchy, an open base class, is what
+# mypy cannot close.) The choice between
 # libraries is about run time, where mypy cannot help: a dict from `json.loads` or the SDK is `Any`, and nothing
 # checks it.
 #
@@ -94,7 +121,7 @@ print(mistakes_caught())
 # A good decoder refuses the first three and keeps the last two, writing them back unchanged:
 
 # %% tags=["core"]
-from msgmodel.course.options import decode_outcomes, options
+from msgmodel.course.options import decode_grid, options
 
 OPTIONS = options()  # name -> (decode, encode)
 bad = {
@@ -104,7 +131,7 @@ bad = {
     "an image block": b'[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x.io/a"}}]}]',
     "cache_control on text": b'[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{}}]}]',
 }
-print(decode_outcomes(bad, OPTIONS))
+print(decode_grid(bad, OPTIONS))  # accepted: decoded and written back unchanged
 
 # %% [markdown] tags=["core"]
 # **TypedDict accepts everything**, the slip included. **The dataclass decoder** refuses the unknown keyword with no
@@ -120,7 +147,11 @@ print(decode_outcomes(bad, OPTIONS))
 # union dispatches only among its own structs, so a document holding an unknown kind or an `extra` field takes a
 # second decoder, a walk in Python that must give the same results and error paths (two decoders to keep equal), and
 # one more dependency. `bench/run.py` measures it on 100,000-message sessions; its committed figures
-# (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**:
+# (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**. Its
+# sessions hold no `cache_control` and no unknown kind, so they time the fast path only. The two misses: P1 is short
+# of 20× the SDK (long tool outputs cost every decoder alike; lazy decoding of results would close the gap, and change
+# the model's contract); P3's first tenfold step starts from runs of 26 ms, within that machine's noise (an earlier
+# run measured ×11.5), and its second is ×8:
 
 # %% tags=["core"]
 import json
@@ -135,8 +166,9 @@ print(f"P1, decoding {results['messages']:,} messages, from_json is faster than 
 GOALS = {"P1": "decode ≥ 3× as fast as json.loads, ≥ 20× the SDK", "P2": "validate no slower than json.loads",
          "P3": "linear: 10× the messages, ≤ 12× the time", "P4": "memory ≤ 0.55× the same data as dicts",
          "P5": "import msgmodel ≤ 150 ms"}
+growth = " then ".join(f"×{g['compact']:.1f}" for g in results["P3"]["growth"])
 for name, goal in GOALS.items():
-    print(f"  {name} {goal:50} {'met' if results[name]['goal_met'] else 'missed'}")
+    print(f"  {name} {goal:50} {'met' if results[name]['goal_met'] else 'missed'}", growth if name == "P3" else "")
 
 # %% [markdown]
 # The same on this machine, now: a generated agent session of 3,000 messages (`synth_session`: prompts, signed

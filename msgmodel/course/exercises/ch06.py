@@ -605,7 +605,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         question='Why not LangChain\'s start_on="human" to pick where a trimmed window starts?',
         answer="In LangChain a tool result is its own ToolMessage, so the first human message is a safe start. In "
         "Anthropic's shape results travel inside user messages, so the first user message can be an orphan "
-        "result: a 400. The right test is is_clean_user_start, walking back from the cut.",
+        "result: a 400. The right test is is_clean_user_start, walking back from the cut; inside one long tool "
+        "loop with none, compact falls back to a cut before an assistant turn.",
         points=(
             "tool results travel inside user messages in Anthropic's shape",
             "'first user message' can be an orphan tool_result: a 400",
