@@ -124,7 +124,8 @@ def test_the_agreement_summary_counts_what_the_captures_are() -> None:
     filled, rebuilt = sum(c.filled for c in caps), sum(c.reconstructed for c in caps)
     assert text.splitlines()[0] == (
         f"validate vs the live API: {len(caps)} of {len(caps)} public captures agree byte for byte: "
-        f"{len(caps) - filled} texts verbatim, {filled} with placeholders we filled in; {rebuilt} requests reconstructed"
+        f"{len(caps) - filled} texts verbatim, {filled} with placeholders we filled in; "
+        f"{rebuilt} requests reconstructed"
     )
     assert len({c.rule for c in caps}) <= sum(line.startswith("✓") for line in text.splitlines())
     assert "(ids filled in)" in agreement._repr_html_()

@@ -31,17 +31,21 @@ import textwrap
 import time
 import types
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 from msgmodel.core.message import Message, from_json, to_json
 from msgmodel.course.teaching import type_check
 
 __all__ = [
+    "BENCH_GOALS",
     "CLASSES_SOURCE",
     "MISTAKES",
     "OPTION_SOURCES",
     "UNION_SOURCE",
     "barh",
+    "bench_verdicts",
+    "committed_bench",
     "decode_grid",
     "decode_outcomes",
     "decode_times",
@@ -432,6 +436,46 @@ def decode_outcomes(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec]) ->
                 same = json.loads(encode(decode(data))) == json.loads(data)
                 result = "accepted; written back unchanged" if same else "accepted, but written back WITHOUT it"
             lines.append(f"  {name:19} {textwrap.shorten(result, 96, placeholder=' …')}")
+    return "\n".join(lines)
+
+
+BENCH_GOALS: Final[dict[str, str]] = {
+    "P1": "decode ≥ 3× as fast as json.loads, ≥ 20× the SDK",
+    "P2": "validate no slower than json.loads",
+    "P3": "linear: 10× the messages, ≤ 12× the time",
+    "P4": "memory ≤ 0.55× the same data as dicts",
+    "P5": "import msgmodel ≤ 150 ms",
+}
+"""The benchmark's five goals, as ``bench/RESULTS.md`` states them."""
+
+
+def committed_bench(start: Path | None = None) -> dict[str, Any]:
+    """The committed benchmark run, ``bench/results.json`` (written by ``python -m bench.run --publish``).
+
+    Looked for beside the package's repository, then in the working directory and its parents;
+    ``FileNotFoundError`` names where.
+    """
+    cwd = (start or Path.cwd()).resolve()
+    places = [Path(__file__).resolve().parents[2], cwd, *cwd.parents]
+    for place in places:
+        if (place / "bench" / "results.json").is_file():
+            data: dict[str, Any] = json.loads((place / "bench" / "results.json").read_text(encoding="utf-8"))
+            return data
+    raise FileNotFoundError("no bench/results.json in: " + ", ".join(map(str, places)))
+
+
+def bench_verdicts(results: Mapping[str, Any]) -> str:
+    """P1's ratios in one line, then each goal met or missed (P3 with its two tenfold growths)."""
+    p1 = results["P1"]
+    lines = [
+        f"P1, decoding {results['messages']:,} messages, from_json is faster than json.loads by "
+        f"{p1['x_vs_json_loads']:.1f}×, a pydantic union by {p1['x_vs_pydantic_union']:.1f}×, "
+        f"the SDK's TypeAdapter by {p1['x_vs_sdk']:.1f}×"
+    ]
+    growth = " then ".join(f"×{g['compact']:.1f}" for g in results["P3"]["growth"])
+    for name, goal in BENCH_GOALS.items():
+        verdict = "met" if results[name]["goal_met"] else "missed"
+        lines.append(f"  {name} {goal:50} {verdict}{' ' + growth if name == 'P3' else ''}")
     return "\n".join(lines)
 
 

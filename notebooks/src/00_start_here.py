@@ -60,15 +60,13 @@
 #
 # ### Three ways to use the series
 #
-# A 90-minute class (below), interview preparation (each *Why* opens with the interviewer's question; chapter 06
-# drills fifteen more), or executable documentation (every output is re-checked by the tests); the optional cell
-# after the route says more about the last two.
+# A 90-minute class (below), interview preparation (chapter 06's drill), or executable documentation (the tests
+# re-check every output); the optional cell after the route says more about the last two.
 #
 # * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab shows a
 #   cell's tags in its property inspector) explain both bugs, their common cause and the model that removes it. The
-#   route's minutes are a formula's, the careful model under the table, run on the notebooks themselves. It reads
-#   outputs as fast as prose: a fresh reader who checked every output against its sentence estimated about two
-#   hours (two and a half with chapter 06's drill written out):
+#   route's minutes are the careful model's (under the table), which reads outputs as fast as prose; a fresh reader
+#   who checked every output estimated about two hours (two and a half with chapter 06's drill written out):
 
 # %% tags=["core"]
 from msgmodel.course.teaching import core_route
@@ -192,9 +190,8 @@ for i, wire in enumerate(to_api(history)):
 # | 4 | A request that holds tool blocks must define `tools=`. | a summarizer called without tools (02) |
 # | 5 | On Claude 4.6 and later, a request ends with a **user** message. | replaying a stored history as is |
 #
-# Rules 2 and 3 are the **pairing rules**; the validator's three *pairing errors* are `orphan_tool_result` (rule 2),
-# `dangling_tool_use` and `tool_use_not_last` (rule 3). Rules 1, 2, 3 and 5 rest on captured live answers (chapter
-# 01 runs them); rule 4's wording comes from users' reports, not a capture.
+# Rules 2 and 3 are the **pairing rules**; their three errors are `orphan_tool_result` (2), `dangling_tool_use` and
+# `tool_use_not_last` (3). Rules 1, 2, 3 and 5 rest on captured live answers (chapter 01), rule 4 on users' reports.
 #
 # Rule 3 means the results come first in that next message, before any text, and nothing sits between a call and its
 # answers (a user who interjects before the results arrive breaks it). Rule 5 is recent: models from Claude 4.6 on no

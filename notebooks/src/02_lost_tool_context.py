@@ -128,9 +128,8 @@ for name, text in (("step 30", step30_text), ("authority", authority_text)):
 
 # %% [markdown] tags=["core"]
 # So every project that summarizes without tools writes some "block to text" function, and that function decides
-# what survives compaction. msgmodel flattens too, for the same reason, size: its transcript keeps each call's name
-# and arguments, each result's text, every failure and a mark at every cut, and drops the rest of the bulk. Sending
-# the raw blocks with `tool_choice: none` is the other choice: exact, and as many tokens as the history.
+# what survives compaction. msgmodel flattens too, for size: its transcript keeps names, arguments, results, failures
+# and cut marks and drops the bulk; the raw blocks with `tool_choice: none` would be exact, and as big as the history.
 #
 # ### 4. Ask the summaries
 #

@@ -151,10 +151,9 @@ for who, text in answers.items():
     print(f"{who:27} {text!r}")
 
 # %% [markdown] tags=["core"]
-# The api copy and the authority agree: both join text blocks with nothing between, a design choice. The text of a
-# message is what a client shows that prints the streamed text deltas one after another, and a separator would add
-# characters the model never wrote. The summarizer's two copies differ: the step-30 one joins with spaces and adds
-# `(tool call)`; copy #2 is a transcript, one line per block, so part of its difference is its job. Which text the
+# The api copy and the authority agree: both join text blocks with nothing between, by design (a client printing the
+# streamed text deltas shows exactly that; a separator would add characters the model never wrote). The summarizer's
+# two copies differ; copy #2 is a transcript, one line per block, so part of that is its job. Which text the
 # summarizer reads depends on which copy compaction was handed: nobody decided that.
 #
 # ### 4. Where the cost lands: the copies run on the complex paths

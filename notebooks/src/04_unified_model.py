@@ -164,11 +164,10 @@ show(history)
 # With a constructor, chapter 02's `toolUseId` slip fails on the line that makes it (and mypy rejects it before
 # anything runs: chapter 07, section 2a).
 #
-# What keeps "the only way"? Nothing in Python stops a teammate writing `Message(role="assistant", ...)` by hand
-# with a `tool_result` inside: it type-checks. Two things catch it: `validate` before the request is sent, and the
-# project's own check, `tests/test_layout.py`, which scans the package and these chapters for a `Message(...)` built
-# or a `.content` walked outside `message.py` (the legacy exhibit and lines marked `# on purpose` excepted) and fails
-# on any:
+# What keeps "the only way"? The typed classes stop a wrong field or role, not a teammate's hand-built
+# `Message(role="assistant", ...)` holding a `tool_result`: that type-checks. `validate` catches it before sending,
+# and the project's own check, `tests/test_layout.py`, scans the package and these chapters for a `Message(...)` built
+# or `.content` walked outside `message.py` (the legacy exhibit and `# on purpose` lines excepted) and fails on any:
 
 # %% tags=["core"]
 from msgmodel import Message
@@ -191,8 +190,8 @@ print("bypasses in msgmodel:", scan_model_bypasses("msgmodel", exclude=["msgmode
 # and built on another reader: a user message for which `is_tool_result_message` is false (the original stresses
 # this: readers built on readers). `block_to_text`, `message_to_text` and `transcript_of` are chapter 02's fix,
 # written once. The route needs none of the rest (`server_tool_link` pairs the blocks of the API's server-side
-# tools, which no session here uses; `message_html` and `block_html` draw the cards; `result_text` is a result's
-# output without its label; `is_plain_text` says whether the content is a bare string).
+# tools, which no session here uses; `message_html` and `block_html` draw the cards; `result_text` and
+# `is_plain_text` are one-line helpers).
 
 # %% tags=["core"]
 from msgmodel import is_clean_user_start, is_tool_result_message, text_of, tool_uses_of

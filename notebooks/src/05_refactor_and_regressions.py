@@ -44,22 +44,14 @@
 # `tools` is a JSON schema's `"type"`).
 
 # %% tags=["core"]
-import ast
-import inspect
 from collections import Counter
 
-import msgmodel.core.compact
-import msgmodel.core.engine
-import msgmodel.core.storage
-import msgmodel.core.tools
+import msgmodel.core
 import msgmodel.course.legacy
-from msgmodel.course.knowledge import scan_block_knowledge
+from msgmodel.course.knowledge import model_imports, scan_block_knowledge
 
-for module in (msgmodel.core.compact, msgmodel.core.engine, msgmodel.core.storage, msgmodel.core.tools):
-    tree = ast.parse(inspect.getsource(module))
-    names = [a.name for node in tree.body if isinstance(node, ast.ImportFrom) for a in node.names
-             if node.module == "msgmodel.core.message"]
-    print(f"{module.__name__:22} ← {', '.join(names)}")
+for module, names in model_imports(f"msgmodel.core.{m}" for m in ("compact", "engine", "storage", "tools")).items():
+    print(f"{module:22} ← {', '.join(names)}")
 by_hand = Counter(s.module.rsplit(".", 1)[-1] for s in scan_block_knowledge(msgmodel.core) if not s.typed)
 print(f"sites by hand: {len(scan_block_knowledge(msgmodel.course.legacy))} in the legacy package; in msgmodel.core:",
       ", ".join(f"{module} {n}" for module, n in sorted(by_hand.items())))
@@ -471,6 +463,8 @@ except ValueError as e:
 # place the cut, repair and summary: [docs/survey.md](../docs/survey.md#chapter-05).
 
 # %%
+import inspect
+
 from anthropic.lib.tools import _beta_runner
 
 runner_source = inspect.getsource(_beta_runner)

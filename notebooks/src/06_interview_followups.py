@@ -62,7 +62,7 @@ string_shape, list_shape = typing.get_args(MessageContentParam)
 print("SDK: content is a", string_shape.__name__, "or an", typing.get_origin(list_shape).__name__, "of blocks")
 for name, content in [("string", "What is 6 * 7?"), ("blocks", [{"type": "text", "text": "What is 6 * 7?"}])]:
     reply = client.messages.create(model=MODEL, max_tokens=256, messages=[{"role": "user", "content": content}])
-    print(f"{name:>6} content -> 200: {text_of(assistant_msg(blocks_from_api(reply.content)))}")
+    print(f"{name:>6} content -> 200, stop_reason {reply.stop_reason!r}")
 
 # %% [markdown]
 # Why not turn every string into `[TextBlock(...)]` on the way in? Then the model would no longer return what it was

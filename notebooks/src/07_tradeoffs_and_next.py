@@ -50,9 +50,9 @@
 # | A provider-neutral `Part` class "for when we add a provider" | 0 | — | **premature**: a guess |
 # | `ThinkingBlock`, before any feature turns thinking on | — | — | **model it now** |
 #
-# The copies are the original's five (three in compaction, one each in engine and API; our exhibit spells them out in
-# 34 sites). Step 29's orphan came from no copy: slicing asked nobody where a tool answer lives, and copy #1 was its
-# patch. The last row is no contradiction: the trigger decides when to *create* the authority; once it exists, it describes
+# The five are the original's (three in compaction, one each in engine and API; 34 sites in our exhibit). Step 29's
+# orphan came from no copy: slicing asked nobody where a tool answer lives; copy #1 was its patch. The last row is no
+# contradiction: the trigger decides when to *create* the authority; once it exists, it describes
 # the whole contract it owns, every block the API can send back included. The `Part` class models a contract nobody
 # has given you yet.
 #
@@ -147,28 +147,16 @@ print(decode_grid(bad, OPTIONS))  # accepted: decoded and written back unchanged
 # union dispatches only among its own structs, so a document holding an unknown kind or an `extra` field takes a
 # second decoder, a walk in Python that must give the same results and error paths (two decoders to keep equal), and
 # one more dependency. `bench/run.py` measures it on 100,000-message sessions; its committed figures
-# (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**. Its
-# sessions hold no `cache_control` and no unknown kind, so they time the fast path only. The two misses: P1 is short
-# of 20× the SDK (long tool outputs cost every decoder alike; lazy decoding of results would close the gap, and change
-# the model's contract); P3's first tenfold step starts from runs of 26 ms, within that machine's noise (an earlier
-# run measured ×11.5), and its second is ×8:
+# (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**, on
+# sessions with no `cache_control` and no unknown kind: the fast path only. The misses: P1, because long tool outputs
+# cost every decoder alike (lazy decoding would change the model's contract); P3's first step times runs of 26 ms,
+# within that machine's noise (an earlier run: ×11.5):
 
 # %% tags=["core"]
-import json
-from pathlib import Path
+from msgmodel.course.options import bench_verdicts, committed_bench
 
-REPO = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "bench" / "results.json").is_file())
-results = json.loads((REPO / "bench" / "results.json").read_text())  # written by `python -m bench.run --publish`
-p1 = results["P1"]
-print(f"P1, decoding {results['messages']:,} messages, from_json is faster than json.loads by "
-      f"{p1['x_vs_json_loads']:.1f}×, a pydantic union by {p1['x_vs_pydantic_union']:.1f}×, "
-      f"the SDK's TypeAdapter by {p1['x_vs_sdk']:.1f}×")
-GOALS = {"P1": "decode ≥ 3× as fast as json.loads, ≥ 20× the SDK", "P2": "validate no slower than json.loads",
-         "P3": "linear: 10× the messages, ≤ 12× the time", "P4": "memory ≤ 0.55× the same data as dicts",
-         "P5": "import msgmodel ≤ 150 ms"}
-growth = " then ".join(f"×{g['compact']:.1f}" for g in results["P3"]["growth"])
-for name, goal in GOALS.items():
-    print(f"  {name} {goal:50} {'met' if results[name]['goal_met'] else 'missed'}", growth if name == "P3" else "")
+results = committed_bench()  # bench/results.json, written by `python -m bench.run --publish`
+print(bench_verdicts(results))
 
 # %% [markdown]
 # The same on this machine, now: a generated agent session of 3,000 messages (`synth_session`: prompts, signed
@@ -189,7 +177,7 @@ print(f"each option decoded all {len(session):,} messages five times; fastest:",
 barh([{"TypedDict": "TypedDict (json.loads)"}.get(n, n) for n in names], [t * 1000 for t in median.values()],
      f"median ms to decode {len(session):,} messages ({len(data) / 1e6:.1f} MB); lower is better",
      reference=names.index("msgmodel.from_json"))
-seconds = p1["seconds"]
+seconds = results["P1"]["seconds"]
 barh(list(seconds), [s * 1000 for s in seconds.values()],
      f"P1: median ms to decode {results['messages']:,} messages (one run)", height=2.8,
      reference=list(seconds).index("msgmodel.from_json"))
@@ -274,6 +262,7 @@ print("valid for the next request:", validate(list(engine.history), as_history=T
 
 # %%
 import tempfile
+from pathlib import Path
 from types import SimpleNamespace
 
 from msgmodel.core import storage
