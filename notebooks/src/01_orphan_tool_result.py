@@ -267,7 +267,8 @@ print("agrees with the authority of chapter 04 on every message above:", agree)
 # Every part of that expression is a fact about **the shape of a message**, not about compaction: the role names;
 # `content` is a string or a list; a block's kind is under `"type"`; a tool's answer is a `"tool_result"` block inside
 # a user message. Compaction now owns a private copy of that knowledge. It agrees with the authority (chapter 04's
-# `msgmodel.core.message`, the one module that owns the shape of a message) today; nothing makes it agree tomorrow. Chapter 02 finds copy #2 and the bug it hides; chapter 03 counts every copy.
+# `msgmodel.core.message`, the one module that owns the shape of a message) today; nothing makes it agree tomorrow.
+# Chapter 02 finds copy #2 and the bug it hides; chapter 03 counts every copy.
 
 # %% [markdown]
 # ## Follow-up questions

@@ -335,8 +335,8 @@ for attempt in (lambda: TextBlock(text="hi", type="tool_use"), lambda: OpaqueBlo
 # returns (the message's own, for speed) are ordinary mutable objects. Treat them as read-only.
 #
 # **Constructing does not check types at run time.** msgspec checks types when it decodes, not in `__init__`, so
-# `Message(role="tool", content="hi")` is built without a word. mypy catches it before anything runs (section 4's
-# type check), and `from_api` at the boundary.
+# `Message(role="tool", content="hi")` is built without a word. mypy catches it before anything runs, and `from_api`
+# at the boundary.
 #
 # **Lossless means a typo survives decoding.** A misspelled `is_eror` on a known block lands in `extra` (it could be
 # a field the API added last week); `protocol.validate` refuses it. Validate before you send.
@@ -352,6 +352,7 @@ try:
     from_api(to_api([bad]))
 except DecodeError as e:
     print("DecodeError:", e)
+print(type_check('from msgmodel import Message\nbad = Message(role="tool", content="hi")\n'))
 typo = from_json(
     '[{"role":"user","content":"Read x."},'
     '{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01D","name":"read_file","input":{"path":"x"}}]},'

@@ -71,7 +71,8 @@
 
 # %% tags=["core"]
 import pydantic
-from anthropic.types import Message as SDKMessage, ToolResultBlockParam
+from anthropic.types import Message as SDKMessage
+from anthropic.types import ToolResultBlockParam
 
 from msgmodel import from_api
 from msgmodel.api import local_client
