@@ -151,3 +151,46 @@ def test_event_line_names_every_event_class() -> None:
         "AssistantMessage",
         "TurnEnded",
     ]
+
+
+def test_bypasses_in_names_a_hand_built_message_and_a_content_walk() -> None:
+    from msgmodel.course.knowledge import bypasses_in
+
+    found = bypasses_in('m = Message(role="assistant", content=[])\nfor b in m.content: pass\n')
+    assert [(b.kind, b.line) for b in found] == [("construct", 1), ("content-walk", 2)]
+    assert bypasses_in("m = user_text('hi')  # a constructor\n") == []
+
+
+def test_model_imports_reads_what_each_layer_takes_from_the_model() -> None:
+    from msgmodel.course.knowledge import ScanError, model_imports
+
+    found = model_imports(["msgmodel.core.compact", "msgmodel.core.tools"])
+    assert {"is_clean_user_start", "transcript_of"} <= set(found["msgmodel.core.compact"])
+    assert "tool_result_block" in found["msgmodel.core.tools"]
+    with pytest.raises(ScanError, match="no such module"):
+        model_imports(["msgmodel.core.no_such_module"])
+
+
+def test_decode_grid_gives_each_option_one_short_verdict_per_input() -> None:
+    from msgmodel.course.options import decode_grid, options
+
+    inputs = {
+        "slip": b'[{"role":"user","content":[{"type":"tool_result","toolUseId":"t","content":"x"}]}]',
+        "cache_control": b'[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{}}]}]',
+    }
+    lines = decode_grid(inputs, options()).splitlines()
+    assert lines[0].split() == ["TypedDict", "dataclass", "pydantic", "msgspec", "from_json"]
+    assert lines[1].split("  ")[0] == "slip" and "TypeError, no path" in lines[1]
+    assert "DROPS it" in lines[2] and lines[2].rstrip().endswith("accepted")
+    assert any(line.startswith("  from_json, slip: DecodeError: $[0].content[0]") for line in lines)
+
+
+def test_bench_verdicts_reads_the_committed_run() -> None:
+    from msgmodel.course.options import BENCH_GOALS, bench_verdicts, committed_bench
+
+    results = committed_bench()
+    lines = bench_verdicts(results).splitlines()
+    assert len(lines) == 1 + len(BENCH_GOALS)
+    assert lines[0].startswith(f"P1, decoding {results['messages']:,} messages")
+    p3 = next(line for line in lines if line.lstrip().startswith("P3"))
+    assert f"×{results['P3']['growth'][0]['compact']:.1f}" in p3
