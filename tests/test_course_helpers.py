@@ -194,3 +194,15 @@ def test_bench_verdicts_reads_the_committed_run() -> None:
     assert lines[0].startswith(f"P1, decoding {results['messages']:,} messages")
     p3 = next(line for line in lines if line.lstrip().startswith("P3"))
     assert f"×{results['P3']['growth'][0]['compact']:.1f}" in p3
+
+
+def test_option_excerpt_keeps_one_block_class_and_the_decoder() -> None:
+    from msgmodel.course.options import OPTION_SOURCES, option_excerpt
+
+    for source in OPTION_SOURCES.values():
+        excerpt = option_excerpt(source)
+        assert "ToolResultBlock" in excerpt
+        assert "def decode" in excerpt or "decode =" in excerpt
+        assert "class TextBlock" not in excerpt and "class ToolUseBlock" not in excerpt
+        assert excerpt.count("written like ToolResultBlock") == 1
+        assert not any(line.startswith(("import ", "from ")) for line in excerpt.splitlines())

@@ -51,6 +51,7 @@ __all__ = [
     "decode_times",
     "load",
     "mistakes_caught",
+    "option_excerpt",
     "options",
 ]
 
@@ -396,6 +397,26 @@ def _verdict(result: str, same: bool) -> str:
         return "accepted" if same else "DROPS it"
     kind = result.split(":")[0].split(" ")[0]
     return f"{kind}, no path" if kind in _NO_PATH else "refused, path"
+
+
+_LIKE_TOOL_RESULT: Final = ("class TextBlock", "class ThinkingBlock", "class ToolUseBlock")
+
+
+def option_excerpt(source: str) -> str:
+    """An option's scratch module without its imports and without ``TextBlock``, ``ThinkingBlock`` and
+    ``ToolUseBlock``, which repeat the pattern of ``ToolResultBlock``: one comment line stands for them (the full
+    module is ``OPTION_SOURCES``)."""
+    chunks = source.strip("\n").split("\n\n")
+    kept: list[str] = []
+    for chunk in chunks:
+        if all(line.startswith(("import ", "from ")) for line in chunk.splitlines()):
+            continue
+        if any(name in chunk for name in _LIKE_TOOL_RESULT):
+            if not kept or not kept[-1].startswith("# TextBlock"):
+                kept.append("# TextBlock, ThinkingBlock, ToolUseBlock: written like ToolResultBlock")
+            continue
+        kept.append(chunk)
+    return "\n\n".join(kept)
 
 
 def decode_grid(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec]) -> str:

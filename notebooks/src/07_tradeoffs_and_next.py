@@ -61,7 +61,7 @@
 # `TypedDict`s, as the `anthropic` SDK types its requests (`json.loads` decodes them on a promise); frozen
 # `dataclass`es, as pydantic-ai's parts (with a decoder you write); a pydantic discriminated union, as the SDK's
 # responses; and msgspec tagged structs, `message.py`. The first three are scratch modules in
-# `msgmodel.course.options` (printed by the optional cell below), with the class names of `message.py`.
+# `msgmodel.course.options` (printed, abridged, by the optional cell below), with the class names of `message.py`.
 
 # %% [markdown] tags=["core"]
 # **"Why not just use `anthropic.types`?"** The SDK has two families of types, not one model. Requests are
@@ -71,7 +71,6 @@
 
 # %% tags=["core"]
 import pydantic
-from anthropic.types import Message as SDKMessage
 from anthropic.types import ToolResultBlockParam
 
 from msgmodel import from_api
@@ -80,18 +79,18 @@ from msgmodel.core.protocol import validate
 
 slip = ToolResultBlockParam(type="tool_result", toolUseId="toolu_01B", content="x")  # type: ignore[typeddict-unknown-key]
 print("a request type, given the slip:", type(slip).__name__, slip)
-print("a response type, anthropic.types.Message, is a pydantic model:", issubclass(SDKMessage, pydantic.BaseModel))
 question = {"role": "user", "content": "What is 6 * 7?"}
 reply = local_client().messages.create(model="claude-sonnet-4-6", max_tokens=256, messages=[question])
 mixed = [question, {"role": reply.role, "content": reply.content}]  # on purpose: the SDK's pydantic blocks as they are
-print("from_api reads both:", {f"{type(m).__module__}.{type(m).__name__}" for m in from_api(mixed)},
-      "| validate:", validate(mixed, as_history=True))
+print("a response block is a pydantic model:", isinstance(mixed[1]["content"][0], pydantic.BaseModel))
+typed = from_api(mixed)
+print("from_api reads both:", {type(m).__name__ for m in typed}, "| validate:", validate(mixed, as_history=True))
 
 # %%
-from msgmodel.course.options import OPTION_SOURCES
+from msgmodel.course.options import OPTION_SOURCES, option_excerpt
 
 for name, source in OPTION_SOURCES.items():
-    print(f"# ── {name}.py ──{source}")
+    print(f"# ── {name}.py ──\n{option_excerpt(source)}\n")
 
 # %% [markdown] tags=["core"]
 # #### 2a. What mypy sees
@@ -149,9 +148,9 @@ print(decode_grid(bad, OPTIONS))  # accepted: decoded and written back unchanged
 # second decoder, a walk in Python that must give the same results and error paths (two decoders to keep equal), and
 # one more dependency. `bench/run.py` measures it on 100,000-message sessions; its committed figures
 # (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**, on
-# sessions with no `cache_control` and no unknown kind: the fast path only. The misses: P1, because long tool outputs
-# cost every decoder alike (lazy decoding would change the model's contract); P3's first step times runs of 26 ms,
-# within that machine's noise (an earlier run: ×11.5):
+# sessions with no `cache_control` and no unknown kind: the fast path only. The misses: P1, as long tool outputs cost
+# every decoder alike (lazy decoding would change the model's contract); P3's first step times runs of 26 ms, within
+# that machine's noise (an earlier run: ×11.5):
 
 # %% tags=["core"]
 from msgmodel.course.options import bench_verdicts, committed_bench
@@ -166,6 +165,8 @@ print(bench_verdicts(results))
 # the figures printed above). Which of pydantic and the dataclass walk comes last here varies by run.
 
 # %%
+import json  # also used by exercise 07.3 below
+
 from msgmodel import to_json
 from msgmodel.course.options import barh, decode_times
 from msgmodel.course.synth import synth_session
@@ -515,12 +516,14 @@ print("in-place attribute assignments:", sum(isinstance(t, ast.Attribute) for t 
 # `hint("07.1", 2)`, then `reveal("07.1", confirm=True)`.
 #
 # **07.1 Consolidate now, wait, or premature?** One verdict per scenario: `"now"`, `"wait"` or `"premature"`.
+#
+# *Goal:* Decide when to consolidate: copies that already disagree and cost something, not a second use imagined.
 
 # %%
 from IPython.display import Markdown
 
 from msgmodel.course.exercises import check, hint, reveal
-from msgmodel.course.exercises.ch07 import CC_LINES, SCENARIOS
+from msgmodel.course.exercises.ch07 import OPENAI_SESSION, SCENARIOS
 
 Markdown("\n\n".join(f"**({key})** {text}" for key, text in SCENARIOS.items()))
 
@@ -534,6 +537,8 @@ check("07.1", verdicts)
 # reply travel in ONE `tool_result_msg`, and a `Compacted` event's `.messages` is the whole history after compaction,
 # replacing everything folded so far. The checker compares your fold with the engine on seven event lists,
 # including parallel calls, a compaction, and a stream that stops right after a tool result.
+#
+# *Goal:* Rebuild the history from events with the constructors: the engine's fold law, written once by you.
 
 # %%
 def fold(events):
@@ -543,14 +548,23 @@ def fold(events):
 check("07.2", fold)
 
 # %% [markdown]
-# **07.3 Predict what the importer skips.** Without running `import_claude_code`, list the numbers of the lines of
-# this small transcript it will skip. Think about line types, the `parentUuid` chain, the `model` field, and the last
-# line. Afterwards, check with `import_claude_code(CC_LINES, name="session.jsonl").skipped`.
+# **07.3 A second format, through the constructors.** A user brings sessions from another vendor's API, in OpenAI's
+# Chat Completions shape: `{"role": "user", "content": str}`; an assistant message with `content` (a string or
+# `None`) and perhaps `tool_calls`, each `{"id", "function": {"name", "arguments"}}` with `arguments` a JSON string;
+# and one `{"role": "tool", "tool_call_id", "content"}` message per result. Write `from_openai(messages)`: the same
+# session as a list of `Message`, built with the constructors only. An assistant's text comes before its calls, and
+# the tool messages that follow one reply become **one** result turn. The checker compares your messages on four
+# sessions, validates the history and scans your source for a message or block built by hand.
+#
+# *Goal:* Bring a second format in at the boundary, once, through the constructors: the rest of the code never learns
+# that format exists.
 
 # %%
-for no, line in enumerate(CC_LINES.decode().split("\n"), start=1):
-    print(f"{no:>2} {line}")
+print(json.dumps(OPENAI_SESSION, indent=1))
 
 # %%
-skipped = []  # the line numbers, e.g. [1, 2]
-check("07.3", skipped)
+def from_openai(messages):
+    ...  # your code here
+
+
+check("07.3", from_openai)
