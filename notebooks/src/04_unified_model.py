@@ -227,7 +227,7 @@ print(transcript_of(history))
 # which compiles whichever kind you forget; `assert_never(b)` turns the omission into a type error that names the
 # missing class (`forgot_a_kind`). `mypy --strict` on both:
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 from msgmodel.course.teaching import type_check
 
 type_check({

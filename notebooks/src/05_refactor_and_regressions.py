@@ -66,7 +66,7 @@ print(f"sites by hand: {len(scan_block_knowledge(msgmodel.course.legacy))} in th
 # starts at); `summarizer_from_client(client)` makes the `summarize` function `compact` calls out of a Messages
 # client. On chapter 01's 13 messages (`slicing_session` is chapter 01's run), then sent compacted to the local API:
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 from msgmodel import is_clean_user_start, to_api
 from msgmodel.api import demo_registry, local_client
 from msgmodel.core.compact import compact, plan_compaction, summarizer_from_client
