@@ -15,11 +15,30 @@
                 ``pattern``) and ``schema_checks`` (whether a ``const`` / ``enum`` value passes its schema)
 ``demo_tools``  the demo tool set (an in-memory project, a calculator)
 
-Built on the core (``msgmodel.core``), never imported by it.
+``turns``       what a scripted turn may be besides text: ``ErrorTurn``, ``TimeoutTurn``, ``StopTurn``, ``tool_call``
+``script_file`` the script file of ``serve --script FILE`` (JSON or TOML)
+``testing``     the testing kit: ``LocalKit`` (a scripted local API, its clients and its request log)
+``pytest_plugin`` the ``msgmodel_api`` fixture, registered with pytest by the ``pytest11`` entry point
+
+Built on the core (``msgmodel.core``), never imported by it. Needs the ``[api]`` extra
+(``pip install 'msgmodel-anthropic[api]'``); without it ``import msgmodel.api`` raises
+``MissingExtraError`` saying so.
 """
 
+from msgmodel.api._sdk import MissingExtraError, require_extra
+
+require_extra()  # before anything else: without the [api] extra, say so (a lookup; the SDK is not imported)
+
+# ruff: noqa: E402  (the imports below come after the extra's check on purpose)
 from msgmodel.api.demo_tools import DEMO_FILES, calculator, demo_registry
-from msgmodel.api.scripted import Model, RuleModel, ScriptedModel, ScriptExhaustedError, Turn
+from msgmodel.api.scripted import (
+    Model,
+    RuleModel,
+    ScriptedModel,
+    ScriptExhaustedError,
+    ScriptNotUsedError,
+    SequenceModel,
+)
 from msgmodel.api.server import (
     BASE_URL,
     DEFAULT_PORT,
@@ -42,6 +61,7 @@ from msgmodel.api.server import (
     run_serve,
     serve,
 )
+from msgmodel.api.turns import ErrorTurn, Reply, StopTurn, TimeoutTurn, Turn, tool_call
 
 __all__ = [
     "BASE_URL",
@@ -50,14 +70,21 @@ __all__ = [
     "LOCAL_API_KEY",
     "MAX_BODY_BYTES",
     "SERVE_HELP",
+    "ErrorTurn",
     "ErrorType",
     "LocalAPI",
     "LocalServer",
+    "MissingExtraError",
     "Model",
+    "Reply",
     "Response",
     "RuleModel",
     "ScriptExhaustedError",
+    "ScriptNotUsedError",
     "ScriptedModel",
+    "SequenceModel",
+    "StopTurn",
+    "TimeoutTurn",
     "Turn",
     "async_local_client",
     "calculator",
@@ -72,4 +99,5 @@ __all__ = [
     "make_server",
     "run_serve",
     "serve",
+    "tool_call",
 ]
