@@ -39,8 +39,12 @@ def msgmodel_api() -> Iterator[LocalKit]:
 
     kit = LocalKit()
     yield kit
-    if kit.require_all_used:
-        try:
-            kit.assert_all_used()
-        except AssertionError as e:
-            pytest.fail(f"msgmodel_api: {e} (set msgmodel_api.require_all_used = False to allow it)", pytrace=False)
+    if not kit.require_all_used:
+        return
+    try:
+        kit.assert_all_used()
+    except AssertionError as e:
+        unused = str(e)
+    else:
+        return
+    pytest.fail(f"msgmodel_api: {unused} (set msgmodel_api.require_all_used = False to allow it)", pytrace=False)
