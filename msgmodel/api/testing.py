@@ -57,7 +57,7 @@ class RecordedRequest:
     method: str
     path: str
     headers: Mapping[str, str]
-    content: bytes
+    raw_body: bytes
     status: int | None
     answer: bytes | None
 
@@ -65,7 +65,7 @@ class RecordedRequest:
     def body(self) -> Any:
         """The request body as JSON (``None`` when there is no body or it is not JSON)."""
         try:
-            return msgspec.json.decode(self.content) if self.content else None
+            return msgspec.json.decode(self.raw_body) if self.raw_body else None
         except msgspec.DecodeError:
             return None
 
@@ -119,12 +119,12 @@ class LocalKit:
         return model
 
     def _record(self, exchange: Exchange) -> None:
-        method, path, headers, content, answer = exchange
+        method, path, headers, raw_body, answer = exchange
         entry = RecordedRequest(
             method,
             path,
             dict(headers),
-            content,
+            raw_body,
             None if answer is None else answer.status,
             None if answer is None else answer.body,
         )

@@ -16,7 +16,7 @@ stop-reason code can be exercised offline with the SDK's own exceptions:
     raises ``httpx2.ReadTimeout`` at once, which the SDK reports as ``anthropic.APITimeoutError``
     (after its retries); over HTTP (``serve``) the server holds the connection ``seconds`` and
     closes it without an answer, so a client whose timeout is shorter times out.
-``StopTurn(content, stop_reason)``
+``StopTurn(answer, stop_reason)``
     The blocks (a string is one text block) delivered with that ``stop_reason``: ``max_tokens``,
     ``refusal``, ``pause_turn``, ``model_context_window_exceeded``, ... as the live API can stop.
 ``tool_call(name, input=None, /, **kwargs)``
@@ -134,9 +134,9 @@ class TimeoutTurn:
 
 @dataclass(frozen=True)
 class StopTurn:
-    """Deliver ``content`` (a string: one text block) with ``stop_reason``."""
+    """Deliver ``answer`` (a string: one text block; ``""``: no block) with ``stop_reason``."""
 
-    content: str | Sequence[ContentBlock]
+    answer: str | Sequence[ContentBlock]
     stop_reason: ScriptedStopReason
 
     def __post_init__(self) -> None:
@@ -144,8 +144,8 @@ class StopTurn:
             raise ValueError(
                 f"StopTurn: stop_reason must be one of {', '.join(STOP_REASONS)}; got {self.stop_reason!r}"
             )
-        if not isinstance(self.content, str):
-            object.__setattr__(self, "content", tuple(_blocks(self.content, "StopTurn")))
+        if not isinstance(self.answer, str):
+            object.__setattr__(self, "answer", tuple(_blocks(self.answer, "StopTurn")))
 
 
 class ErrorAnswer(Exception):
@@ -263,10 +263,8 @@ def play(turn: Turn, request: ParsedRequest, where: str = "turn") -> Reply:
             raise ErrorAnswer(value)
         case TimeoutTurn():
             raise TimeoutAnswer(value)
-        case StopTurn(content=content, stop_reason=reason):
-            blocks = [TextBlock(content)] if isinstance(content, str) else list(content)
-            if isinstance(content, str) and not content:
-                blocks = []
+        case StopTurn(answer=answer, stop_reason=reason):
+            blocks = ([TextBlock(answer)] if answer else []) if isinstance(answer, str) else list(answer)
             return Reply(fill_tool_ids(blocks, request), reason)
         case _:
             what = f"{where} (returned by its function)" if callable(turn) else where
