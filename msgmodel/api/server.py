@@ -16,17 +16,20 @@ The pieces
         ``POST /v1/messages/count_tokens``, ``GET /v1/models`` and ``GET /v1/models/{id}``, and
         numbers the answered messages (``msg_local_000001``, ...; refused requests take no number). Both transports
         below share it.
-    ``local_client(model=None, **kwargs)`` / ``async_local_client(...)``
+    ``local_client(model=None, *, strict_models=True, **kwargs)`` / ``async_local_client(...)``
         The official ``anthropic`` SDK client wired to a fresh ``LocalAPI`` in-process
         through ``httpx2.MockTransport``: no socket, no key, ``max_retries=0``.
+        ``sdk_client(api, on_exchange=...)`` wires one to a given ``LocalAPI`` and reports every
+        exchange (the testing kit's request log, ``msgmodel.api.testing``).
     ``client(*, model=None, local=None)``
-        The local API by default; the real API (plain ``anthropic.Anthropic()``) when
-        ``ANTHROPIC_API_KEY`` is set, unless ``local=True`` or ``MSGMODEL_OFFLINE`` is set.
-        The key is read by the SDK only; this module never prints, logs or stores it.
-        ``is_local(c)`` tells which one a client is.
+        The local API, always, unless the live (paid) API is asked for explicitly: ``local=False``
+        or ``MSGMODEL_LIVE=1`` in the environment (``MSGMODEL_OFFLINE=1`` wins over it). A key in
+        the environment alone never switches it. The key is read by the SDK only; this module
+        never prints, logs or stores it. ``is_local(c)`` tells which one a client is.
     ``make_server(port=0, ...)`` / ``serve(port, ...)``
         The same handler over HTTP, on loopback only. ``configure_serve`` / ``run_serve``
-        are the ``python -m msgmodel serve --port N`` subcommand for ``msgmodel.core.cli``.
+        are the ``python -m msgmodel serve --port N [--script FILE] [--any-model]`` subcommand
+        for ``msgmodel.core.cli``; ``serve`` prints its base URL alone on standard output.
 
 Errors, exactly as the live API shapes them
     A refused request is HTTP 400 with
@@ -58,13 +61,18 @@ Errors, exactly as the live API shapes them
     * ``msgmodel.api.request.validate_body``: the first violation's text, verbatim: every field
       of the SDK's ``MessageCreateParams`` (types, ranges, unknown keys, tools, ``tool_choice``,
       ``thinking`` ...), the ``messages`` rules of ``msgmodel.core.protocol``, then the model:
-      an id the SDK does not list is 404 ``not_found_error`` ``model: <id>``.
+      an id the SDK does not list is 404 ``not_found_error`` ``model: <id>`` (unless
+      ``strict_models=False``: then any id is answered).
 
     The accepted body is then read once into a ``msgmodel.api.parsed.ParsedRequest``, which the
     model, the constraints and the limits all work from. A forced tool's ``input_schema`` or the
     JSON output schema that has no value, or that ``msgmodel.api.schema_instance`` cannot serve
     within its bounds, is a 400 ``invalid_request_error`` ``the local API cannot build a value for
     this schema: <path in the schema>: ...`` (our wording).
+
+    A model may also answer with an error of its choosing (a scripted ``ErrorTurn``: 429
+    ``rate_limit_error``, 529 ``overloaded_error``, 401 ...; see ``msgmodel.api.turns``), leave
+    the request unanswered (``TimeoutTurn``) or pick the stop reason (``StopTurn``).
 
     Other statuses: 404 ``not_found_error`` for an unknown path, 405 for a wrong method,
     413 ``request_too_large`` over 32 MiB (``Request exceeds the maximum allowed number of
@@ -79,7 +87,8 @@ The answer
     format were applied to them (``msgmodel.api.constraints.constrain``, as the live API
     constrains its decoding), serialized by ``msgmodel.core.message.to_api`` and cut by
     ``max_tokens`` and ``stop_sequences``, ``stop_reason`` (``end_turn``, ``tool_use``,
-    ``max_tokens`` or ``stop_sequence``), ``stop_sequence``, and ``usage`` in the SDK's shape
+    ``max_tokens`` or ``stop_sequence``; a model's ``Reply`` may choose another, ``refusal`` say),
+    ``stop_sequence``, and ``usage`` in the SDK's shape
     (one token = 4 bytes of UTF-8; ``input_tokens`` equals ``count_tokens``'s): see
     ``msgmodel.api.limits``. A thinking block the model left unsigned gets a deterministic
     signature, as the API signs every thinking block it returns.
@@ -162,6 +171,7 @@ __all__ = [
     "LocalServer",
     "Response",
     "async_local_client",
+    "async_sdk_client",
     "client",
     "configure_serve",
     "error_response",
@@ -171,6 +181,7 @@ __all__ = [
     "local_client",
     "make_server",
     "run_serve",
+    "sdk_client",
     "serve",
 ]
 
