@@ -26,7 +26,7 @@ check: venv
 	$(VENV)/bin/ruff check msgmodel tests bench scripts classroom docs/site examples $(wildcard notebooks/src)
 	$(VENV)/bin/ruff format --check msgmodel tests bench scripts classroom docs/site examples
 	$(VENV)/bin/mypy --strict msgmodel
-	cd examples/agent && ../../$(VENV)/bin/mypy --strict myagent tests
+	$(VENV)/bin/mypy --strict examples/agent/myagent examples/agent/tests
 
 unit: venv
 	$(PY) -m pytest tests -q

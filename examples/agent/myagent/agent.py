@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+from anthropic.types import ToolParam
 
 import msgmodel as mm
 from msgmodel.core.protocol import check
@@ -13,7 +14,7 @@ from myagent import history as hist
 
 MODEL = "claude-haiku-4-5"
 SYSTEM = "You are a careful assistant. Use the tools to read files and to add numbers."
-TOOLS: list[dict[str, Any]] = [
+TOOLS: list[ToolParam] = [
     {
         "name": "read_file",
         "description": "Read a text file of the project.",
@@ -66,7 +67,7 @@ def step(client: anthropic.Anthropic, history: list[mm.Message], *, model: str =
         max_tokens=1024,
         system=SYSTEM,
         tools=TOOLS,
-        messages=mm.to_api(history),  # type: ignore[arg-type]
+        messages=mm.to_api(history),
     )
     if response.stop_reason == "refusal":
         raise AgentError("the model refused to continue")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,9 @@ def compact_if_needed(
     return compact(history, summarize=summarize, max_tokens=budget // 2, clear_results=2)
 
 
-def start_session(path: Path, *, model: str, system: str, tools: list[dict[str, Any]]) -> None:
+def start_session(path: Path, *, model: str, system: str, tools: Sequence[Mapping[str, Any]]) -> None:
     """A new session file: its header line (what the conversation is held with), no messages yet."""
-    header = storage.SessionHeader(session_id=path.stem, model=model, system=system, tools=tools)
+    header = storage.SessionHeader(session_id=path.stem, model=model, system=system, tools=[dict(t) for t in tools])
     storage.save(path, [], header=header)
 
 
