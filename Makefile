@@ -135,7 +135,7 @@ test-clients: $(CLIENTS_STAMP)
 
 # The documentation site in build/site/ (open build/site/index.html; no network at build or read time):
 # Sphinx + myst-nb + furo over the chapters' committed outputs (nothing is re-executed), docs/*.md,
-# bench/RESULTS.md, the README and the API reference of msgmodel.core; configuration in docs/site/.
+# bench/RESULTS.md, the README and the API reference of msgmodel.core and msgmodel.api; configuration in docs/site/.
 # tests/test_site.py (in `make unit`) builds it fresh and checks every link; the browser read is in test-browser.
 html: venv
 	$(PY) scripts/build_site.py

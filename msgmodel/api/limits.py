@@ -14,6 +14,7 @@ What a token is (our convention; the live API's tokenizer is not public)
 
 What is delivered: ``apply_limits(blocks, request) -> Delivered``
     The blocks are walked in order with a budget of ``max_tokens`` output tokens.
+
     * A ``text`` block holding a stop sequence (of ``stop_sequences``; the earliest match, the
       first listed on a tie) is cut right before it, nothing after it is delivered, and the
       answer stops with ``stop_reason`` ``stop_sequence`` and ``stop_sequence`` set to the match

@@ -1028,17 +1028,17 @@ def serve(port: int, *, host: str = "127.0.0.1", model: Model | None = None, str
     it goes to standard error, as does the request log.
     """
     server = make_server(port, host=host, model=model, quiet=False, strict_models=strict_models)
-    print(server.url, flush=True)
-    print(
-        f"msgmodel local Messages API on {server.url} (POST /v1/messages, GET /v1/models); Ctrl-C to stop\n"
-        f"  point the official SDK at it (it needs a key; any key works, none is checked):\n"
-        f'    anthropic.Anthropic(base_url="{server.url}", api_key="dummy")\n'
-        f"  or any client that reads the environment:\n"
-        f"    ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY=dummy <your agent>",
-        file=sys.stderr,
-        flush=True,
-    )
-    try:
+    try:  # Ctrl-C as soon as the URL is out (a script that read it and stops at once) still exits 0
+        print(server.url, flush=True)
+        print(
+            f"msgmodel local Messages API on {server.url} (POST /v1/messages, GET /v1/models); Ctrl-C to stop\n"
+            f"  point the official SDK at it (it needs a key; any key works, none is checked):\n"
+            f'    anthropic.Anthropic(base_url="{server.url}", api_key="dummy")\n'
+            f"  or any client that reads the environment:\n"
+            f"    ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY=dummy <your agent>",
+            file=sys.stderr,
+            flush=True,
+        )
         server.serve_forever()
     except KeyboardInterrupt:
         pass
