@@ -82,15 +82,26 @@ def test_a_toml_script_reads_into_turns() -> None:
 @pytest.mark.parametrize(
     ("doc", "where"),
     [
-        ("[]", "$: expected an object with `turns`"),
-        ('{"turns": [], "model": 1}', "model: unknown key"),
-        ('{"turns": [{"error": 200}]}', "turns[0].error.status: expected an HTTP error status"),
-        ('{"turns": [{"error": 429, "text": "x"}]}', "turns[0]: `error` and `timeout` stand alone"),
-        ('{"turns": ["a", {"txt": "x"}]}', "turns[1].txt: unknown key"),
-        ('{"turns": [{"tool_calls": [{"input": {}}]}]}', "turns[0].tool_calls[0].name: expected the tool's name"),
-        ('{"turns": [{"stop_reason": "tired"}]}', "turns[0].stop_reason: expected one of"),
-        ('{"turns": [{"content": [{"type": "text"}]}]}', "turns[0].content[0]"),
-        ('{"turns": [{"timeout": -1}]}', "turns[0].timeout: expected seconds"),
+        ("[]", "Expected `object`, got `array`"),
+        ('{"turns": [], "model": 1}', "Object contains unknown field `model`"),
+        (
+            '{"turns": [{"error": 200}]}',
+            "expected an HTTP error status 400..599, got 200 - at `$.turns[0].error.status`",
+        ),
+        ('{"turns": [{"error": 429, "text": "x"}]}', "`error` and `timeout` stand alone in a turn - at `$.turns[0]`"),
+        ('{"turns": ["a", {"txt": "x"}]}', "Object contains unknown field `txt` - at `$.turns[1]`"),
+        (
+            '{"turns": [{"tool_calls": [{"input": {}}]}]}',
+            "Object missing required field `name` - at `$.turns[0].tool_calls[0]`",
+        ),
+        (
+            '{"turns": [{"tool_calls": [{"name": ""}]}]}',
+            "expected the tool's name - at `$.turns[0].tool_calls[0].name`",
+        ),
+        ('{"turns": [{"stop_reason": "tired"}]}', "expected one of end_turn, "),
+        ('{"turns": [{"content": [{"type": "text"}]}]}', "$.turns[0].content[0]"),
+        ('{"turns": [{"timeout": -1}]}', "expected seconds >= 0 (or true: 30), got -1.0 - at `$.turns[0].timeout`"),
+        ('{"turns": [{}]}', "an empty turn"),
         ("{", "not JSON"),
     ],
 )
@@ -173,7 +184,7 @@ def test_serve_refuses_a_bad_script_before_listening(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (2, "")
     assert (
         done.stderr
-        == f"msgmodel serve: {path}: turns[0].error.status: expected an HTTP error status 400..599, got 99\n"
+        == f"msgmodel serve: {path}: expected an HTTP error status 400..599, got 99 - at `$.turns[0].error.status`\n"
     )
     missing = subprocess.run(
         [sys.executable, "-m", "msgmodel", "serve", "--script", str(tmp_path / "none.json")],
