@@ -130,7 +130,7 @@ def _turn(spec: str | _TurnSpec, source: str, where: str) -> Turn:
         return spec
     answer = (spec.text, spec.tool_calls, spec.content, spec.stop_reason)
     if spec.error is not None or spec.timeout is not None:
-        if spec.error is not None and spec.timeout is not None or any(v is not None for v in answer):
+        if (spec.error is not None and spec.timeout is not None) or any(v is not None for v in answer):
             raise _fail(source, where, "`error` and `timeout` stand alone in a turn")
         return _error(spec.error, source, f"{where}.error") if spec.error is not None else _timeout(spec, source, where)
     if all(v is None for v in answer):
