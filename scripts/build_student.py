@@ -15,6 +15,13 @@ A student copy is the committed ``notebooks/NN_*.ipynb`` with:
   their right options and model answers in that fallback. The markdown (tables included) stays.
   A student copy is made to be run (``Run All`` takes under 10 s a chapter), not read on GitHub:
   the committed chapters, with outputs, remain the reading copy.
+* **the prose that states a cleared cell's output held back**: a markdown cell right after a code
+  cell may carry ``holdback`` in its metadata, a list of the phrases of its text that say what the
+  cell above printed ("3 and 7 here"); each is replaced by ``HELD_BACK`` and the list itself is
+  dropped from the copy (``hold_back``; a phrase no longer in its cell is a ``ValueError``, so a
+  mark cannot go stale). The marks live in the cells' metadata, not in their text, so the prose and
+  its translations are unchanged; ``tests/test_student_copies.py`` finds the sentences after a code
+  cell that repeat a number of its output and checks each one is marked or reviewed;
 * the notebook's widget state removed (it holds the same quiz and drill answers);
 * one note on top saying what the copy is, and links to ``../docs`` and ``../bench`` rewritten
   to ``../../docs`` and ``../../bench`` (the copies live two folders down).
@@ -45,9 +52,12 @@ NOTEBOOKS = ROOT / "notebooks"
 OUT = ROOT / "build" / "student"
 GUIDE = ROOT / "docs" / "teacher-guide.md"
 
+HELD_BACK = "*[run the cell above to see]*"
+"""What a phrase that states a cleared cell's output becomes in a student copy."""
 CHECK_CALL = re.compile(r'^check\("(?P<id>\d\d\.\d)",\s*(?P<name>[A-Za-z_]\w*)\)\s*$', re.M)
 NOTE = (
-    "**Student copy.** The outputs are cleared: before you run a cell, say what it will print, then run it. "
+    "**Student copy.** The outputs are cleared: before you run a cell, say what it will print, then run it "
+    "(where the text said what a cell prints, it now says *[run the cell above to see]*). "
     'Each exercise cell shows "not attempted yet" until you replace its placeholder; `hint("NN.k")` gives a '
     'nudge, `hint("NN.k", 2)` a closer one. The chapter with its outputs is '
     "[notebooks/{name}]({up}/notebooks/{name})."
@@ -67,6 +77,28 @@ def exercise_cells(nb: nbformat.NotebookNode) -> dict[str, tuple[int, str]]:
     return found
 
 
+def mark_pattern(mark: str) -> re.Pattern[str]:
+    """The regex of a held-back phrase: its words in order, any whitespace between them; ``…`` stands for any text.
+
+    ``"Message 6 answers…into the summary."`` marks the sentence from its first words to its last.
+    """
+    parts = [r"\s+".join(re.escape(word) for word in part.split()) for part in mark.split("…")]
+    return re.compile(".*?".join(parts), re.S)
+
+
+def hold_back(cell: nbformat.NotebookNode) -> str:
+    """A markdown cell's text with each phrase of its ``holdback`` metadata replaced by ``HELD_BACK``.
+
+    ``ValueError`` naming the phrase if one is not in the text (the mark went stale).
+    """
+    text = cell.source
+    for mark in cell.metadata.get("holdback", []):
+        text, n = mark_pattern(mark).subn(HELD_BACK, text, count=1)
+        if n == 0:
+            raise ValueError(f"held-back phrase not in its cell: {mark!r}")
+    return str(text)
+
+
 def student_copy(nb: nbformat.NotebookNode, name: str, up: str = "../..") -> nbformat.NotebookNode:
     """The blank copy of one chapter (``name`` is its file name, for the note on top).
 
@@ -82,6 +114,8 @@ def student_copy(nb: nbformat.NotebookNode, name: str, up: str = "../..") -> nbf
             cell.execution_count = None
             cell.metadata.pop("execution", None)
         elif cell.cell_type == "markdown":
+            cell.source = hold_back(cell)
+            cell.metadata.pop("holdback", None)
             cell.source = re.sub(r"\]\(\.\./(docs|bench)/", rf"]({up}/\1/", cell.source)
     note = nbformat.v4.new_markdown_cell(NOTE.format(name=name, up=up))
     note.metadata["tags"] = ["student-copy"]

@@ -161,7 +161,7 @@ def test_every_exercise_has_an_answer_cell_and_a_locked_test_cell(course: Path) 
             f"{chapter.name}: the released cells are not the student copy's"
         )
     assert sorted(seen) == sorted(ex.id for ex in chapter_exercises())
-    assert sum(nbgrader_course.points(ex) for ex in chapter_exercises()) == 37
+    assert sum(nbgrader_course.points(ex) for ex in chapter_exercises()) == 38
 
 
 def test_the_course_follows_the_registry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -143,7 +143,8 @@ def test_reveal_without_a_key_says_where_the_key_is(tmp_path: Path, monkeypatch:
 
 def test_no_exercise_carries_a_solution() -> None:
     """The registry holds checkers, starters and hints: no field that could hand a student the answer."""
-    assert [f for f in Exercise.__dataclass_fields__ if f not in ("id", "task", "checker", "starter", "hints")] == []
+    fields = ("id", "task", "checker", "starter", "hints", "goal")
+    assert [f for f in Exercise.__dataclass_fields__ if f not in fields] == []
 
 
 def test_hints_come_in_steps_and_end_in_a_pointer_to_reveal() -> None:
@@ -229,6 +230,83 @@ def _trust_keep(history: Any, keep: int) -> int:  # step 29's trust in the calle
     return keep
 
 
+def _preview_by_hand(history: Any) -> Any:  # the right previews, but the copy is still there (.content, a kind test)
+    from msgmodel.core.message import blocks_of, is_clean_user_start, text_of, tool_results_of
+
+    prompts = [m for m in history if is_clean_user_start(m)]
+    answers = [m for m in history if m.role == "assistant"]
+    first = prompts[0].content if prompts and isinstance(prompts[0].content, str) else ""
+    return {
+        "asked": first or (text_of(prompts[0]) if prompts else ""),
+        "calls": sum(1 for m in history for b in blocks_of(m) if b.type == "tool_use"),
+        "failed": sum(1 for m in history for r in tool_results_of(m) if r.is_error),
+        "last_answer": text_of(answers[-1]) if answers else "",
+    }
+
+
+def _preview_by_role(history: Any) -> Any:  # the legacy's "first user message": a result message is no prompt
+    from msgmodel.core.message import text_of, tool_results_of, tool_uses_of
+
+    users = [m for m in history if m.role == "user"]
+    answers = [m for m in history if m.role == "assistant"]
+    return {
+        "asked": text_of(users[0]) if users else "",
+        "calls": sum(len(tool_uses_of(m)) for m in history),
+        "failed": sum(1 for m in history for r in tool_results_of(m) if r.is_error),
+        "last_answer": text_of(answers[-1]) if answers else "",
+    }
+
+
+def _openai_one_by_one(messages: Any) -> Any:  # one result turn per tool message
+    import json
+
+    from msgmodel.core.message import (
+        TextBlock,
+        ToolUseBlock,
+        assistant_msg,
+        assistant_text,
+        tool_result_block,
+        tool_result_msg,
+        user_text,
+    )
+
+    out = []
+    for m in messages:
+        if m["role"] == "tool":
+            out.append(tool_result_msg([tool_result_block(m["tool_call_id"], m["content"])]))
+        elif m["role"] == "user":
+            out.append(user_text(m["content"]))
+        elif m.get("tool_calls"):
+            text = [TextBlock(m["content"])] if m.get("content") else []
+            calls = [
+                ToolUseBlock(id=c["id"], name=c["function"]["name"], input=json.loads(c["function"]["arguments"]))
+                for c in m["tool_calls"]
+            ]
+            out.append(assistant_msg([*text, *calls]))
+        else:
+            out.append(assistant_text(m["content"]))
+    return out
+
+
+def _openai_by_hand(messages: Any) -> Any:  # right messages, built around the constructors
+    from msgmodel.core.message import Message
+
+    def plain(m: Any) -> Any:
+        return Message(role=m["role"], content=m["content"])
+
+    if any(m["role"] == "tool" or m.get("tool_calls") for m in messages):
+        return [*_reference_from_openai(messages)[:-1], plain(messages[-1])]
+    return [plain(m) for m in messages]
+
+
+def _reference_from_openai(messages: Any) -> Any:
+    from guide import key_answer
+
+    ref = key_answer("07.3")
+    assert callable(ref)
+    return ref(messages)
+
+
 def _wrong_answers(ex: Exercise) -> list[object]:
     """Answers that must get a ✗ with a hint: built from the key's answer, so they follow the exercises."""
     ref = key_answer(ex.id)
@@ -236,6 +314,8 @@ def _wrong_answers(ex: Exercise) -> list[object]:
         "01.3": [_trust_keep],
         "02.1": [_render_placeholders],
         "06.1": [_pairs_by_position],
+        "05.3": [_preview_by_hand, _preview_by_role],
+        "07.3": [_openai_one_by_one, _openai_by_hand],
     }
     wrong: list[object] = list(first_tries.get(ex.id, []))
     if isinstance(ref, type):

@@ -214,7 +214,8 @@ def test_every_stated_count_in_the_readme_and_the_docs_is_the_packages() -> None
         text = path.read_text(encoding="utf-8")
         for m in re.finditer(rf"\b{number} (content blocks|constructors|readers)\b", text, re.I):
             said = m.group(1).lower()
-            assert int(said) if said.isdigit() else NUMBER_WORDS[said] == expected[m.group(2).lower()], (
+            # (the parentheses matter: without them a count in digits was only checked for being non-zero)
+            assert (int(said) if said.isdigit() else NUMBER_WORDS[said]) == expected[m.group(2).lower()], (
                 f"{path.name}: {m.group(0)!r}"
             )
         for m in re.finditer(rf"\b{number} (?:interview |follow-up )?questions \(I1–I(\d+)\)", text, re.I):

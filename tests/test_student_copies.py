@@ -185,3 +185,117 @@ def test_a_copy_runs_as_handed_out_and_with_the_answer_key(path: Path, runs: dic
         assert f"· exercise {ex_id}: not attempted yet" in shown, shown
     for ex_id, shown in run.keyed.items():
         assert f"✓ exercise {ex_id}: correct" in shown, shown
+
+
+# ---------------------------------------------------------------------------------------
+# Prose that states a cleared cell's output
+# ---------------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"(?<![\w.§/-])(\d+(?:\.\d+)?)(?![\w/])")
+_NOT_A_RESULT = re.compile(
+    r"(chapter|chapters|step|steps|section|§|issue|python|exercise|exercises|rule|top)\s*$", re.I
+)
+
+REVIEWED: dict[tuple[str, str], str] = {
+    ("00", "Try `run_agent("): "an invitation to type a question, not the cell's output",
+    ("00", '`hint("00.1")`, then'): "how to ask for hints",
+    ("00", "With `ANTHROPIC_API_KEY` set"): "how to reach the real API",
+    ("01", "Message 2 is a user message"): "reads the outline just drawn (no question was asked of it)",
+    ("01", "The API accepts consecutive messages"): "a protocol fact with a reference",
+    ("01", "**Stricter than the protocol, on purpose.**"): "recalls section 3's result, several cells up",
+    ("01", "For message 7 the two rules disagree:"): "announces the next cell",
+    ("01", "A team whose tests use `keep=6`"): "the moral, no output stated",
+    ("01", "As in chapter 00, `validate` run"): "announces the next cell",
+    ("02", "Two questions the agent's next turn"): "names the seven facts the next cell probes",
+    ("03", "The smallest piece holds the sharpest example"): "a count from the table two cells up",
+    ("04", "Row 2 is chapter 01's lesson"): "reads the next cell's table, before it runs",
+    ("04", "More bad inputs"): "the JSONPath convention",
+    ("05", "`keep_recent=0` would summarize everything"): "announces the next cell",
+    ("07", "`bench/run.py` measures it"): "committed benchmark figures, not the cell's output",
+    ("07", "The same on this machine, now:"): "announces the next cell",
+    ("07", "Exit code 1 means"): "the CLI's convention",
+}
+"""Sentences right after a code cell that repeat a number of its output and were read and judged not to state it
+(chapter, first words) -> why. Every other such sentence must be held back (``holdback`` in its cell's metadata)."""
+
+
+def _output_text(cell: nbformat.NotebookNode) -> str:
+    outputs = [out for out in cell.get("outputs", []) if "data" in out and "text/plain" not in out.data]
+    return text_of_outputs(cell) + "".join(out.data.get("text/html", "") for out in outputs)
+
+
+def _sentences(markdown: str) -> Iterator[str]:
+    markdown = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    for paragraph in re.split(r"\n\s*\n", markdown):
+        yield from re.split(r"(?<=[.!?:])\s+(?=[A-Z*`(\"])", " ".join(paragraph.split()))
+
+
+def sentences_stating_output(nb: nbformat.NotebookNode) -> Iterator[tuple[int, str]]:
+    """(cell index, sentence) for each sentence of a markdown cell right after a code cell that repeats a number of
+    the code cell's output which its source does not hold: the sentences that may give a prediction away."""
+    for i in range(1, len(nb.cells)):
+        before, cell = nb.cells[i - 1], nb.cells[i]
+        if before.cell_type != "code" or cell.cell_type != "markdown":
+            continue
+        output = _output_text(before)
+        printed, written = set(_NUMBER.findall(output)), set(_NUMBER.findall(before.source))
+        for sentence in _sentences(cell.source):
+            if sentence.startswith(("|", "#")):
+                continue
+            for m in _NUMBER.finditer(sentence):
+                if m[1] in printed and m[1] not in written and not _NOT_A_RESULT.search(sentence[: m.start()]):
+                    yield i, sentence
+                    break
+
+
+def _held_back(cell: nbformat.NotebookNode, sentence: str) -> bool:
+    """Whether a phrase ``holdback`` marks in ``cell`` lies in ``sentence`` (or holds it)."""
+    for mark in cell.metadata.get("holdback", []):
+        phrase = build_student.mark_pattern(mark).search(cell.source)
+        if phrase is not None:
+            words = " ".join(phrase.group(0).split())
+            if words in sentence or sentence in words:
+                return True
+    return False
+
+
+def test_every_sentence_after_a_code_cell_that_repeats_its_output_is_held_back_or_reviewed() -> None:
+    found, unreviewed, stale = [], [], set(REVIEWED)
+    for path in CHAPTERS:
+        nb = committed(path)
+        for i, sentence in sentences_stating_output(nb):
+            found.append((path.name[:2], sentence))
+            reviewed = next((k for k in REVIEWED if k[0] == path.name[:2] and sentence.startswith(k[1])), None)
+            stale.discard(reviewed)  # type: ignore[arg-type]
+            if reviewed is None and not _held_back(nb.cells[i], sentence):
+                unreviewed.append(f"{path.name} cell {i}: {sentence}")
+    assert unreviewed == [], "hold these back (holdback in the cell's metadata) or review them:\n" + "\n".join(
+        unreviewed
+    )
+    assert stale == set(), f"reviewed sentences no longer found: {sorted(stale)}"
+    assert len(found) >= 20  # the detector still sees what it was tuned on
+
+
+def test_held_back_phrases_follow_a_code_cell_and_are_gone_from_the_copy() -> None:
+    marked = 0
+    for path in CHAPTERS:
+        original, copy = committed(path), copy_of(path)
+        for i, cell in enumerate(original.cells):
+            marks = cell.metadata.get("holdback", [])
+            if not marks:
+                continue
+            assert cell.cell_type == "markdown" and original.cells[i - 1].cell_type == "code", f"{path.name} cell {i}"
+            twin = copy.cells[i + 1]  # the copy has its note on top
+            assert "holdback" not in twin.metadata, "the marks would give the phrases away"
+            assert twin.source.count(build_student.HELD_BACK) == len(marks)
+            for mark in marks:
+                phrase = build_student.mark_pattern(mark).search(cell.source)
+                assert phrase is not None, f"{path.name} cell {i}: {mark!r} is not in its cell"
+                assert phrase.group(0) not in twin.source
+                marked += 1
+    assert marked >= 8
+    stale = nbformat.v4.new_markdown_cell("Three and seven.", metadata={"holdback": ["3 and 7 here"]})
+    with pytest.raises(ValueError, match="not in its cell"):
+        build_student.hold_back(stale)
+    cell = nbformat.v4.new_markdown_cell("Breaks at\n3 and 7 here. More.", metadata={"holdback": ["3 and 7 here"]})
+    assert build_student.hold_back(cell) == f"Breaks at\n{build_student.HELD_BACK}. More."

@@ -287,7 +287,8 @@ class OpaqueBlock:
     ``kind`` is its wire ``type`` (``"image"``, ``"redacted_thinking"``,
     ``"server_tool_use"``, ...); ``raw`` is the original JSON object, written back
     unchanged by ``to_json``/``to_api``. Its own ``type`` is ``"opaque"`` so that
-    ``b.type`` narrowing and ``match`` stay exhaustive over five cases.
+    ``b.type`` narrowing and ``match`` stay exhaustive over five cases: ``type`` is the
+    tag of the union on every block class, and ``kind`` is data this class keeps.
     """
 
     __slots__ = ("raw",)

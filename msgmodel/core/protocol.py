@@ -18,7 +18,8 @@ Public API
         ``rule`` (stable id), ``path`` (``messages.3.content.0``; ``""`` when the API's text has no
         path prefix), ``message`` (the text after the path), ``at`` (the most precise location of
         the offending item even when the API's text names a coarser one or none). ``str(v)`` is the
-        error text exactly as the live API words it: ``f"{path}: {message}"``, or just ``message``
+        error text as the live API words it in the public captures (``msgmodel/data/live_api_errors.json``; elsewhere
+        a documented reading): ``f"{path}: {message}"``, or just ``message``
         when ``path == ""``. ``v.hint`` (or ``hint_for(v)``) is a one-line plain-words hint.
     ``parse_model``, ``model_accepts_prefill``, ``model_accepts_inline_system``
         The model-dependent part of the rules.

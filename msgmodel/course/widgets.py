@@ -7,8 +7,8 @@ The widgets
     ``ConversationView(messages)``
         Messages as cards by role, blocks as labelled chips, tool pairs linked by a shared
         coloured ``#n`` badge, and every violation ``msgmodel.core.protocol.validate`` finds shown
-        in red on the block it names (``Violation.at``), worded exactly as the live API words
-        it. A checkbox narrows the view to the messages with problems.
+        in red on the block it names (``Violation.at``), worded as the public captures show the
+        live API's texts. A checkbox narrows the view to the messages with problems.
     ``CompactionExplorer(messages)``
         An ``IntSlider`` for ``keep_recent``. Beside each other: the slicing cut of step 29
         (``[summary, *messages[-k:]]``) and the clean cut of ``msgmodel.core.compact.plan_compaction``,

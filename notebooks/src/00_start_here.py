@@ -430,6 +430,8 @@ print(type(UserMessageParam(role="user", content="hi")))
 # `"failed"` (its result has `is_error`) or `"pending"` (no result yet). Use the readers `tool_uses_of(m)` and
 # `tool_results_of(m)`. The checker tries parallel calls, results out of order, a tool called twice, and an
 # unanswered call.
+#
+# *Goal:* Read a history through the model's readers, whatever shape each content has, and link calls to results by id.
 
 # %%
 from msgmodel.course.exercises import check, hint, reveal
@@ -444,6 +446,8 @@ check("00.1", outcomes)
 # %% [markdown]
 # **00.2 Predict the API's answer.** Six requests, each sent to `claude-sonnet-4-6` with tools defined: 200 or 400?
 # Decide before you run anything; the checker explains every miss with the API's words.
+#
+# *Goal:* Know the pairing rules the one model must keep, well enough to predict the API's 200 or 400 before sending.
 
 # %%
 from IPython.display import display
@@ -464,6 +468,9 @@ check("00.2", predictions)
 # answers **every** `tool_use` of `reply`, in order: `tool_result_block(call.id, text)`, or
 # `tool_result_block(call.id, str(err), is_error=True)` when the tool raises, wrapped by `tool_result_msg`. Return
 # `None` if the reply calls no tool. No hand-written dicts.
+#
+# *Goal:* Build the answer to a turn with the constructors only, so a failed tool still becomes a result the API
+# accepts.
 
 # %%
 def answer_calls(reply, run):

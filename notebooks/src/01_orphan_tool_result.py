@@ -121,7 +121,7 @@ before = from_api(compactor.handed[-1])
 start = len(before) - 7
 outline(before, {start: "history[-7:] starts here: refused", start + 1: "history[-6:] starts here: accepted"})
 
-# %% [markdown] tags=["core"]
+# %% [markdown] tags=["core"] holdback=["Message 6 answers…into the summary.", "The request sent…message 1."]
 # Message 6 answers the `calculator` call in message 5, and message 5 is above the cut: it went into the summary.
 # The request sent was `[summary, *history[6:]]`, so the orphan is request message 1.
 #
@@ -197,7 +197,7 @@ print(f"{'keep':>4}  {'tool prompts only':<18}  {'with one small-talk turn'}")
 for keep in range(1, 10):
     print(f"{keep:>4}  {outcome(PROMPTS, keep):<18}  {outcome(CHATTY, keep)}")
 
-# %% [markdown]
+# %% [markdown] holdback=["3 and 7 here", "and 1, 5 and 9 break as well"]
 # Every tool round is four messages, so whether `history[-keep:]` starts on a tool answer repeats with period four:
 # 3 and 7 here. One two-message turn shifts the phase, and 1, 5 and 9 break as well. A team whose tests use `keep=6`
 # and tool prompts only sees nothing but ✓; real sessions have small talk, failed tools and multi-step loops.
@@ -388,6 +388,8 @@ print([p.name for p in sdk.rglob("*.py") if any(w in p.name for w in ("trim", "t
 # **01.1 (reading the model).** Write `first_clean_start(history)` on wire dicts (the JSON-shaped dicts the legacy
 # engine keeps): the index of the first user message that answers no tool call, or `None`. Careful: `content` may be a
 # string or a list, and a user message may hold a `tool_result` *and* text.
+#
+# *Goal:* Write by hand, on wire dicts, the rule step 29's compaction got wrong: the copy every layer needs.
 
 # %%
 from msgmodel.course.exercises import check, hint, reveal
@@ -400,20 +402,21 @@ def first_clean_start(history):
 check("01.1", first_clean_start)
 
 # %% [markdown]
-# **01.2 (predicting the API).** A slicing compactor sends `[summary, *history[-7:]]` for the history below. What
-# does the API answer? One letter.
+# **01.2 (where may the cut fall?).** A compactor keeps `history[i:]` behind a summary (a user message). For the
+# history below, which values of `i` give a valid stored history? Decide from the messages, then give the set of
+# every clean `i`. Each line lists a message's blocks in order.
+#
+# *Goal:* Decide where a compactor may cut from the message at the cut alone: the one piece of knowledge step 29's copy
+# got wrong, which the model owns as a reader.
 
 # %%
-from msgmodel.course.exercises.ch01 import CHOICES, EXERCISE_KEEP, exercise_history
+from msgmodel.course.exercises.ch01 import cut_outline
 
-print(outline(from_api(exercise_history())))
-print(f"\nsent: [summary, *history[-{EXERCISE_KEEP}:]]   (each 400 text is cut before its second sentence)")
-for letter, text in CHOICES.items():
-    print(f"{letter}. {text.split('. Each')[0]}")
+print(cut_outline())
 
 # %%
-prediction = None  # your answer: one letter, e.g. "A"
-check("01.2", prediction)
+clean_cuts = set()  # your answer: every clean i, e.g. {0, 3}
+check("01.2", clean_cuts)
 
 # %% [markdown]
 # **01.3 (writing code).** Write `smallest_safe_keep(history, keep)`: the smallest `k >= keep` such that
@@ -422,6 +425,8 @@ check("01.2", prediction)
 # *backward*. When `keep >= len(history)` the compactor summarizes nothing and sends the history as it is, so return
 # `keep` unchanged. The checker runs it on the exercise history and on generated sessions, for every `keep` up to one
 # past the history's length.
+#
+# *Goal:* Fix a cut with the rule and the validator rather than by trusting the caller: move the cut backward.
 
 # %%
 def smallest_safe_keep(history, keep):

@@ -252,7 +252,7 @@ except anthropic.BadRequestError as err:
     print(f"HTTP {err.status_code}: {err.api_message}")
 print(built[-1])
 
-# %% [markdown]
+# %% [markdown] holdback=["The 400 names the exact path: message 10, block 0, its missing `tool_use_id`."]
 # The 400 names the exact path: message 10, block 0, its missing `tool_use_id`. Nothing in the process noticed: a dict
 # takes any key, `json` encodes it, and the legacy storage saves it and loads it back unchanged. The first code to
 # object is a reader that knows the shape, `msgmodel.from_json`, and only if someone calls it:
@@ -375,6 +375,8 @@ print(inspect.getsource(ToolResultBlockParam))
 # tool call with its name and arguments; a result with its text, whether its content is a string or a list of
 # blocks, and the word "failed" when `is_error` is true; any other kind as a label naming its `type`. The checker
 # tries tricky blocks: a result with no `content` at all, a list result, an image.
+#
+# *Goal:* Write copy #2 of how to read a block yourself, and feel why a renderer is knowledge of every kind.
 
 # %%
 from msgmodel.course.exercises import check, hint, reveal
@@ -389,6 +391,8 @@ check("02.1", render_block)
 # %% [markdown]
 # **02.2 What can this transcript answer?** Below is copy #2's transcript of a short history, as compaction would
 # see it. Which questions can a summarizer answer from this text *alone*, correctly?
+#
+# *Goal:* Judge a transcript by what it lets a summarizer know: a lossy copy of a reader loses facts, not style.
 
 # %%
 from msgmodel.course.exercises.ch02 import HAND_BUILT, QUIZ_HISTORY, QUIZ_QUESTIONS
@@ -405,6 +409,8 @@ check("02.2", answerable)
 # **02.3 Which hand-built results does the API refuse?** Five hand-built `tool_result` dicts, each sent as the answer
 # to the assistant's `read_file` call `toolu_04`, in the message right after it. Predict which ones the API refuses;
 # the checker quotes the 400 text for each slip as [api-rules.md](../docs/api-rules.md) records it.
+#
+# *Goal:* See what hand-built blocks get wrong that a constructor would have refused at the line that wrote them.
 
 # %%
 for i, block in enumerate(HAND_BUILT):

@@ -222,7 +222,7 @@ def run_calls(tools: dict[str, Callable[..., str]], calls: list[dict[str, Any]])
 type_check({"loop_any": LOOP.replace("RESULT", "dict[str, Any]"),
             "loop_typed": LOOP.replace("RESULT", "ToolResultParam")})
 
-# %% [markdown] tags=["core"]
+# %% [markdown] tags=["core"] holdback=["Not a word on…correctly so", "On `loop_typed`,…anything runs."]
 # Not a word on `loop_any`, and correctly so: `dict[str, Any]` *means* "any string key, any value". On `loop_typed`,
 # line 16, the error path: mypy reports the missing `tool_use_id` and the stray `toolUseId` before anything runs.
 #
@@ -344,10 +344,12 @@ print(sorted(n for n in vars(anthropic.types.Message) if not n.startswith("_")))
 # **03.1 (reading the code).** Which of these functions carry their *own copy* of "is this block a tool result?" A
 # copy decides it by itself, however it is spelled. Calling a reader such as `is_tool_result_message` is not a copy,
 # and neither is building a result.
+#
+# *Goal:* Count the copies of one piece of knowledge, however each is spelled: the root cause of both bugs.
 
 # %%
 from msgmodel.course.exercises import check, hint, reveal
-from msgmodel.course.exercises.ch03 import CLASSIFY_LINES, COPIES_SNIPPET
+from msgmodel.course.exercises.ch03 import COPIES_SNIPPET, REVIEW_SNIPPET
 
 print(COPIES_SNIPPET)
 
@@ -360,6 +362,8 @@ check("03.1", tool_result_copies)
 # `mypy --strict` reject the `toolUseId` slip. The checker runs mypy on your class against six results: three correct
 # ones (a success, a failure with `is_error`, content as a list of blocks) that must pass, and three wrong ones (the
 # slip, no `tool_use_id`, a `type` of `"tool_use"`) that must fail. Section 5's loose version is a start.
+#
+# *Goal:* Give the checker a type to check: a TypedDict makes mypy see the slip that dict[str, Any] lets through.
 
 # %%
 from typing import Any, Literal, NotRequired, TypedDict
@@ -372,16 +376,17 @@ class ToolResultParam(TypedDict):
 check("03.2", ToolResultParam)
 
 # %% [markdown]
-# **03.3 (classifying).** Each line below comes from dict-based agent code and holds one piece of knowledge. Name it
-# with one of `PIECES` (one of them, "read thinking", fits none of the lines).
+# **03.3 (reviewing new code).** One model only helps while it stays the only one. The functions below come from a
+# pull request written *after* the refactor of chapter 04 (ours). Which of them go around the model, reading or
+# building a message's shape by hand? Calling a constructor or a reader, or reading a block's own attributes
+# (`.type`, `.text`, `.name`, `.kind`), is not a copy.
+#
+# *Goal:* Keep one authority once it exists: spot, in code written after the refactor, the new copies of how to read or
+# build a message, however they are spelled.
 
 # %%
-from msgmodel.course.knowledge import PIECES
-
-print("Pieces:", ", ".join(PIECES), end="\n\n")
-for key, line in CLASSIFY_LINES.items():
-    print(f"{key}  {line}")
+print(REVIEW_SNIPPET)
 
 # %%
-pieces = {}  # your answer: a piece for each letter, {"A": "<one of PIECES>", ..., "G": ...}
-check("03.3", pieces)
+around_the_model = []  # the names of the functions that go around the model, e.g. ["first_words"]
+check("03.3", around_the_model)

@@ -394,24 +394,34 @@ print(type(param).__name__, param)
 # Each checker says "not attempted yet" until you replace the `...`. Stuck? `hint("04.1")` gives a first hint,
 # `hint("04.1", 2)` a second, and `reveal("04.1", confirm=True)` the solution.
 #
-# **04.1 Read with readers.** Write `tool_names_of(messages)`: the names of the tools the assistant called, in call
-# order, one entry per call. Use only readers: the checker rejects any `.content`. Server-side calls
-# (`server_tool_use`, an `OpaqueBlock`) ran on the API, not in your client, so they do not count.
+# **04.1 A new kind: what does it cost?** The API adds an image block. Below: a model of three kinds and five
+# readers (ours, small on purpose) and the class to add, `Image`. Once `Image` joins the union `Block`, say for each
+# reader whether mypy names it (`"mypy"`), whether it compiles and gives a wrong answer for an image (`"silent"`),
+# or whether it needs no change (`"fine"`). Predict first; then `type_check(with_image(), functions=True)` shows
+# what mypy says.
+#
+# *Goal:* See what a new block kind costs under one typed model: mypy lists the readers that must change, except the
+# ones that hide the kind behind a default.
 
 # %%
 from msgmodel.course.exercises import check, hint, reveal
+from msgmodel.course.exercises.ch04 import IMAGE_CLASS, MINI_MODEL, with_image
 
+print(MINI_MODEL, "\n# the kind to add:", IMAGE_CLASS, sep="\n")
 
-def tool_names_of(messages):
-    ...  # your code here
-
-
-check("04.1", tool_names_of)
+# %%
+readers_hit = None  # your answer: {"render": ..., "to_wire": ..., "label": ..., "calls_of": ..., "text_of": ...}
+check("04.1", readers_hit)
 
 # %% [markdown]
 # **04.2 Match every kind.** Write `count_kinds(blocks)`: count the blocks of a content list by wire kind
 # (`"text"`, `"thinking"`, `"tool_use"`, `"tool_result"`, and for an `OpaqueBlock` its `.kind`). Top level only.
-# Write it as a `match` with one case per class, ending in `case _: assert_never(b)`.
+# Write it as a `match` with one case per class, ending in `case _: assert_never(b)`. Which is the tag? `.type`,
+# always: five values, one per class, the one `match` and narrowing dispatch on. It is the wire `"type"` for the
+# four kinds the model interprets; an `OpaqueBlock`'s `.type` is `"opaque"`, and the wire kind it keeps is data,
+# `.kind`, which is what this count asks for.
+#
+# *Goal:* Dispatch on the tag with match and assert_never, so that mypy proves every block kind is handled.
 
 # %%
 def count_kinds(blocks):
@@ -424,6 +434,8 @@ check("04.2", count_kinds)
 # **04.3 Predict the path.** `from_json` refuses the session below. Without running it, write the `.path` its
 # `DecodeError` names, in the convention of section 7 (`$`, `[i]`, `.key`, down to the innermost field the decoder
 # could not read), as a string such as `"$[0].content"`.
+#
+# *Goal:* Read the codec's errors: the boundary names the JSON path of what it refuses, so bad data stops there.
 
 # %%
 from msgmodel.course.exercises.ch04 import BAD_SESSION

@@ -84,7 +84,7 @@ compacted = compact(history, keep_recent=7, summarize=summarizer_from_client(cli
 reply = client.messages.create(model="claude-sonnet-4-6", max_tokens=1024, messages=to_api(compacted), tools=tools)
 print(f"compacted, it starts {[m.role for m in compacted[:2]]}: HTTP 200, stop_reason {reply.stop_reason!r}")
 
-# %% [markdown] tags=["core"]
+# %% [markdown] tags=["core"] holdback=["(9 of 7 above)"]
 # ### 3. Where the clean-start rule runs out: one long tool loop
 #
 # Moving back keeps more than asked (9 of 7 above): the price of never splitting a round. Its worst case is one long
@@ -106,7 +106,7 @@ forward_fix = new_signature(compact29.compact_fixed)(loop, keep_recent=3, summar
 print(f"{len(loop)} messages; clean user starts at: {[i for i, m in enumerate(loop) if is_clean_user_start(m)]}")
 print(f"the step-29 fix keeps {len(forward_fix) - 1} of them: only its summary goes to the model")
 
-# %% [markdown] tags=["core"]
+# %% [markdown] tags=["core"] holdback=["the only one is message 0,…keeps all 13"]
 # Moving back, no clean user start *serves*: the only one is message 0, where a window summarizes nothing, so the
 # rule alone (`clean_only=True`) keeps all 13. If the loop outgrows the context window, the way out is a cut
 # *inside* it, which the protocol allows where no kept result answers a call before the cut. The library's `compact`
@@ -482,6 +482,8 @@ print(inspect.getsource(_beta_runner.BaseSyncToolRunner._run_tool))
 # `AssertionError` if `compact_fn`, called like `compact(LONG_LOOP, keep_recent=k, summarize=...)`, ever fails to end
 # with the last `k` messages of `LONG_LOOP`, unchanged. It must pass on a correct compactor (which may keep *more*
 # than `k`). The checker runs it against `compact` and two buggy compactors; one is wrong for a single window size.
+#
+# *Goal:* Turn bug 1 into a regression test of a promise (the last k messages, unchanged), not of one output.
 
 # %%
 from msgmodel.course.exercises import check, hint, reveal
@@ -502,6 +504,8 @@ check("05.1", regression)
 # marked, as `block_to_text` writes them. The checker tries two faithful renderers (accept both on every case) and
 # four lossy ones (reject each on at least one case): step 30's renderer, copy #2, one that drops parallel calls, and
 # one that drops the calls' input.
+#
+# *Goal:* State bug 2 as a property of every history: the summarizer sees every call, input and failure.
 
 # %%
 def faithful(history, render):
@@ -510,36 +514,24 @@ def faithful(history, render):
 check("05.2", faithful)
 
 # %% [markdown]
-# **05.3 Predict `repair`'s notes.** Without running `repair` on the history below, list the `kind`s of the notes it
-# will report, in order. Section 7 showed four of the ten kinds; here are all ten (the module docstring of
-# `msgmodel.core.compact`, "The repair, exactly", has the precise rules):
+# **05.3 Port one more copy.** Before the refactor, the storage layer's session list drew each session's preview
+# with the function below (ours), on wire dicts. Port it: write `session_preview(history)` on a list of `Message`
+# that returns the same four values, `asked` (the text of the first prompt: a user message that answers no tool
+# call), `calls` (the client's tool calls), `failed` (the results marked `is_error`) and `last_answer` (the text of
+# the last assistant message), with `""` or `0` when there is none. Use the readers only: the checker runs it on
+# five sessions, on some of which the copy is wrong or crashes, then scans your source as chapter 03 scans the legacy
+# code.
 #
-# | kind | what `repair` did |
-# |---|---|
-# | `dropped_empty_message` | dropped a message with no content (or one left empty by another repair) |
-# | `dropped_duplicate_message` | dropped a message with tool blocks that repeats the one before it exactly |
-# | `dropped_duplicate_tool_use` | dropped a `tool_use` whose id an earlier call already has |
-# | `split_assistant_turn` | put a results message between two parts of an assistant turn |
-# | `merged_split_results` | moved a turn's results from a later user message up to the first |
-# | `moved_results_first` | moved the `tool_result` blocks before the other content of their message |
-# | `dropped_orphan_result` | dropped a result for an id the turn before did not call |
-# | `dropped_duplicate_result` | dropped a second result for the same id |
-# | `answered_dangling_call` | answered a call that had no result with an `is_error` result |
-# | `dropped_orphan_server_result` | dropped a server result (`web_search_tool_result`, ...) with no earlier call |
+# *Goal:* Do the refactor on one copy: replace knowledge written by hand with calls to the model's readers, and see the
+# copy's bugs go with it.
 
 # %%
-from IPython.display import display
+from msgmodel.course.exercises.ch05 import LEGACY_PREVIEW
 
-from msgmodel import tool_results_of, tool_uses_of
-from msgmodel.course.display import show
-from msgmodel.course.exercises.ch05 import REPAIR_PUZZLE
-
-display(show(REPAIR_PUZZLE))
-for i, m in enumerate(REPAIR_PUZZLE):  # the ids that link calls and results
-    calls, answers = [u.id for u in tool_uses_of(m)], [r.tool_use_id for r in tool_results_of(m)]
-    print(f"{i}  {m.role:9}  calls {calls}  answers {answers}")
+print(LEGACY_PREVIEW)
 
 # %%
-predicted_kinds = ...  # your answer: a list of kinds, e.g. ["dropped_orphan_result", ...]
+def session_preview(history):
+    ...  # your code here
 
-check("05.3", predicted_kinds)
+check("05.3", session_preview)

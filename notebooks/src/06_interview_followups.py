@@ -412,7 +412,7 @@ print({name: f.is_required() for name, f in SDKThinkingBlock.model_fields.items(
 
 # %%
 from msgmodel.course.exercises import check, hint, reveal
-from msgmodel.course.exercises.ch06 import QUIZ, prediction_cases
+from msgmodel.course.exercises.ch06 import BOUNDARY_CASES, QUIZ
 from msgmodel.course.widgets import Question, Quiz
 
 quiz = Quiz([Question(q.prompt, q.options, q.answer, q.explain, q.hints) for q in QUIZ], title="06 · Self-check")
@@ -423,6 +423,8 @@ quiz
 # in order, the pair `(call, result)`, where `result` is the `tool_result` block whose `tool_use_id` is the call's
 # `id`, or `None` when the call was never answered. A result whose call is not in the history is left out, and so
 # are server tool blocks (`OpaqueBlock`s, not `tool_use`). Use the readers.
+#
+# *Goal:* Answer a classic interview task with the readers: pairing by id, whatever order and shape the history has.
 
 # %%
 def pairs_of(messages):
@@ -432,36 +434,28 @@ def pairs_of(messages):
 check("06.1", pairs_of)
 
 # %% [markdown]
-# **06.2 Predict the API's answer.** Six short histories about thinking and server tools. Each request defines tools,
-# and "thinking" says whether it enables extended thinking. Will the API answer 200 or 400? Decide before you run
-# anything, then replace `None` with a dict such as `{"A": 200, "B": 400, ...}`.
+# **06.2 What survives the boundary?** Seven documents, as a session file could hold them. For each, will
+# `from_json` keep it (decode it and write it back unchanged) or refuse it with a `DecodeError`? Decide before you
+# run anything, then replace `None` with a dict such as `{"A": "kept", "B": "refused", ...}`.
+#
+# *Goal:* Know what the one model does at its edge: keep every kind and field it does not interpret, refuse what it
+# cannot read with a path, so the code inside never sees a half-valid block.
 
 # %%
-def describe(b):
-    if b.type == "tool_use":
-        return f"tool_use {b.id}"
-    if b.type == "tool_result":
-        return f"tool_result for {b.tool_use_id}"
-    if b.type == "opaque":
-        ref = b.raw.get("id") or b.raw.get("tool_use_id")
-        return f"{b.kind} {ref}" if ref else b.kind
-    return b.type
-
-
-for label, (h, thinking) in prediction_cases().items():
-    print(f"{label}  (thinking {thinking or 'off'})")
-    for i, m in enumerate(h):
-        print(f"     {i} {m.role:<9} [{', '.join(describe(b) for b in blocks_of(m))}]")
+for label, document in BOUNDARY_CASES.items():
+    print(label, document)
 
 # %%
-predictions = None  # your answer: {"A": 200 or 400, "B": ..., ..., "F": ...}
-check("06.2", predictions)
+verdicts = None  # your answer: {"A": "kept" or "refused", "B": ..., ..., "G": ...}
+check("06.2", verdicts)
 
 # %% [markdown]
 # **06.3 Rename in the visible text, and only there.** Write `rename_in_text(messages, old, new)`: a **new** history
 # in which `old` is replaced by `new` in every text block and in string content. Every other block stays as it is:
 # thinking (it is signed), tool calls and tool results. The input must not change, and a text block's `extra`
 # (`cache_control`) must survive.
+#
+# *Goal:* Change a history without breaking what the model keeps for you: frozen blocks, signed thinking, extra.
 
 # %%
 def rename_in_text(messages, old, new):

@@ -493,12 +493,14 @@ print("in-place attribute assignments:", sum(isinstance(t, ast.Attribute) for t 
 # `hint("07.1", 2)`, then `reveal("07.1", confirm=True)`.
 #
 # **07.1 Consolidate now, wait, or premature?** One verdict per scenario: `"now"`, `"wait"` or `"premature"`.
+#
+# *Goal:* Decide when to consolidate: copies that already disagree and cost something, not a second use imagined.
 
 # %%
 from IPython.display import Markdown
 
 from msgmodel.course.exercises import check, hint, reveal
-from msgmodel.course.exercises.ch07 import CC_LINES, SCENARIOS
+from msgmodel.course.exercises.ch07 import OPENAI_SESSION, SCENARIOS
 
 Markdown("\n\n".join(f"**({key})** {text}" for key, text in SCENARIOS.items()))
 
@@ -512,6 +514,8 @@ check("07.1", verdicts)
 # reply travel in ONE `tool_result_msg`, and a `Compacted` event's `.messages` is the whole history after compaction,
 # replacing everything folded so far. The checker compares your fold with the engine on seven event lists,
 # including parallel calls, a compaction, and a stream that stops right after a tool result.
+#
+# *Goal:* Rebuild the history from events with the constructors: the engine's fold law, written once by you.
 
 # %%
 def fold(events):
@@ -521,14 +525,23 @@ def fold(events):
 check("07.2", fold)
 
 # %% [markdown]
-# **07.3 Predict what the importer skips.** Without running `import_claude_code`, list the numbers of the lines of
-# this small transcript it will skip. Think about line types, the `parentUuid` chain, the `model` field, and the last
-# line. Afterwards, check with `import_claude_code(CC_LINES, name="session.jsonl").skipped`.
+# **07.3 A second format, through the constructors.** A user brings sessions from another vendor's API, in OpenAI's
+# Chat Completions shape: `{"role": "user", "content": str}`; an assistant message with `content` (a string or
+# `None`) and perhaps `tool_calls`, each `{"id", "function": {"name", "arguments"}}` with `arguments` a JSON string;
+# and one `{"role": "tool", "tool_call_id", "content"}` message per result. Write `from_openai(messages)`: the same
+# session as a list of `Message`, built with the constructors only. An assistant's text comes before its calls, and
+# the tool messages that follow one reply become **one** result turn. The checker compares your messages on four
+# sessions, validates the history and scans your source for a message or block built by hand.
+#
+# *Goal:* Bring a second format in at the boundary, once, through the constructors: the rest of the code never learns
+# that format exists.
 
 # %%
-for no, line in enumerate(CC_LINES.decode().split("\n"), start=1):
-    print(f"{no:>2} {line}")
+print(json.dumps(OPENAI_SESSION, indent=1))
 
 # %%
-skipped = []  # the line numbers, e.g. [1, 2]
-check("07.3", skipped)
+def from_openai(messages):
+    ...  # your code here
+
+
+check("07.3", from_openai)

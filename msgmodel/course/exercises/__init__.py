@@ -50,7 +50,9 @@ class Exercise:
     ``starter`` is what the notebook hands out: always a placeholder (``None``, ``...`` or a
     function whose body is ``...``), so a committed notebook shows "not attempted yet".
     ``hints`` are graded: the first a nudge, the next ones closer (the last names the API to use);
-    none gives the answer away.
+    none gives the answer away. ``goal`` is the learning goal, one sentence saying what the exercise
+    teaches about the series' thesis; the chapter's exercise cell and the teacher's guide state it
+    word for word (``tests/test_exercise_goals.py``).
     """
 
     id: str
@@ -58,6 +60,7 @@ class Exercise:
     checker: Checker
     starter: object = None
     hints: tuple[str, ...] = ()
+    goal: str = ""
 
 
 @dataclass(frozen=True)

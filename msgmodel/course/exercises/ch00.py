@@ -157,6 +157,10 @@ def _check_outcomes(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="00.1",
+        goal=(
+            "Read a history through the model's readers, whatever shape each content has, and link calls to "
+            "results by id."
+        ),
         task="outcomes(history) -> {tool_use id: 'ok' | 'failed' | 'pending'}, using the readers",
         checker=_check_outcomes,
         starter=_outcomes_starter,
@@ -241,6 +245,10 @@ def _check_predictions(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="00.2",
+        goal=(
+            "Know the pairing rules the one model must keep, well enough to predict the API's 200 or 400 before "
+            "sending."
+        ),
         task="predict 200 or 400 for each request of PREDICT_CASES",
         checker=_check_predictions,
         starter=_STARTER_PREDICTIONS,
@@ -369,6 +377,10 @@ def _check_answer_calls(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="00.3",
+        goal=(
+            "Build the answer to a turn with the constructors only, so a failed tool still becomes a result the "
+            "API accepts."
+        ),
         task="answer_calls(reply, run) -> the user message answering every tool_use of reply, or None",
         checker=_check_answer_calls,
         starter=_answer_calls_starter,

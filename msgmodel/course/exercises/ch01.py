@@ -1,9 +1,9 @@
-"""Exercises of chapter 01 (the orphan tool_result): find a clean start, predict the 400, pick a safe keep.
+"""Exercises of chapter 01 (the orphan tool_result): find a clean start, decide where a cut is clean, pick a safe keep.
 
 01.1  ``first_clean_start(history)``: the index of the first message a window may start at
       (a user message that answers no tool call), or ``None``.
-01.2  Predict what the API answers when a slicing compactor sends ``[summary, *history[-7:]]``
-      for ``exercise_history()`` (one letter of ``CHOICES``).
+01.2  Where may the cut fall? The set of every ``i`` for which ``[summary, *cut_history()[i:]]``
+      is valid as a stored history (the answer comes from ``validate`` itself).
 01.3  ``smallest_safe_keep(history, keep)``: the smallest ``k >= keep`` such that the slice
       ``history[-k:]`` behind a summary is valid as a stored history
       (``validate([summary, *history[-k:]], as_history=True) == []``).
@@ -24,7 +24,9 @@ from typing import Any, Final, cast
 
 from msgmodel.core.message import (
     Message,
+    OpaqueBlock,
     TextBlock,
+    ThinkingBlock,
     ToolUseBlock,
     assistant_msg,
     blocks_of,
@@ -39,7 +41,7 @@ from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.synth import synth_session
 
-__all__ = ["CHOICES", "EXERCISE_KEEP", "exercise_history"]
+__all__ = ["cut_history", "cut_outline", "exercise_history"]
 
 Wire = list[dict[str, Any]]
 
@@ -50,14 +52,6 @@ def _wire(messages: Sequence[Message]) -> Wire:
 
 
 _SUMMARY: Final = "Summary of the earlier conversation:\n(the summary)"
-_ORPHAN: Final = (
-    "{path}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. "
-    "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
-)
-_DANGLING: Final = (
-    "messages.0: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. "
-    "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
-)
 
 
 def _read(call_id: str, path: str) -> ToolUseBlock:
@@ -88,31 +82,8 @@ def _history() -> list[Message]:
 
 
 def exercise_history() -> Wire:
-    """The 13-message history of exercise 01.2 as wire dicts (a fresh copy each call)."""
+    """The 13-message history of exercise 01.3 as wire dicts (a fresh copy each call)."""
     return _wire(_history())
-
-
-EXERCISE_KEEP: Final = 7
-"""Exercise 01.2 sends ``[summary, *exercise_history()[-EXERCISE_KEEP:]]``."""
-
-CHOICES: Final[dict[str, str]] = {
-    "A": "200: the API accepts the request.",
-    "B": "400: " + _ORPHAN.format(path="messages.6.content.0", id="toolu_01B"),
-    "C": "400: " + _ORPHAN.format(path="messages.1.content.0", id="toolu_01B"),
-    "D": "400: " + _ORPHAN.format(path="messages.1.content.1", id="toolu_01C"),
-    "E": "400: " + _DANGLING.format(ids="toolu_01B, toolu_01C"),
-}
-"""The answers offered in exercise 01.2, one letter each."""
-
-_WHY_NOT: Final[dict[str, str]] = {
-    "A": "the slice starts on message 6, a *user* message, but one that holds only tool_result blocks; "
-    "their tool_use (message 5) went into the summary, so the API refuses the request.",
-    "B": "the index counts the messages of the request you send, not of your history: "
-    "the summary is messages.0, so history[6] is messages.1.",
-    "D": "the API names the first offending block it finds; which block of message 6 comes first?",
-    "E": "that is the mirror-image error (a tool_use left without its result). Here the tool_use is the "
-    "message that was cut away; what is left is its result.",
-}
 
 
 def _sliced(history: Sequence[dict[str, Any]], keep: int) -> Wire:
@@ -135,6 +106,8 @@ def _line(m: Message) -> str:
             parts.append(f"tool_use {b.id}")
         elif b.type == "tool_result":
             parts.append(f"tool_result→{b.tool_use_id}")
+        elif b.type == "opaque":
+            parts.append(b.kind)
         else:
             parts.append(b.type)
     return f"{m.role}: [{', '.join(parts)}]"
@@ -199,6 +172,7 @@ def _check_first_clean_start(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="01.1",
+        goal="Write by hand, on wire dicts, the rule step 29's compaction got wrong: the copy every layer needs.",
         task="first_clean_start(history): index of the first user message that answers no tool call, else None",
         checker=_check_first_clean_start,
         starter=_first_clean_start_starter,
@@ -213,38 +187,115 @@ exercise(
 
 
 # ---------------------------------------------------------------------------------------
-# 01.2 predict the API's answer
+# 01.2 where may the cut fall?
 # ---------------------------------------------------------------------------------------
 
 
-def _right_choice() -> str:
-    violations = validate(_sliced(exercise_history(), EXERCISE_KEEP))
-    answer = "200: the API accepts the request." if not violations else f"400: {violations[0]}"
-    return next(letter for letter, text in CHOICES.items() if text == answer)
+def _cut_history() -> list[Message]:
+    """The history of exercise 01.2: parallel calls, a result with text after it, server tools, string content."""
+    web = OpaqueBlock({"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "x"}})
+    found = OpaqueBlock({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []})
+    return [
+        user_text("Why do the tests fail?"),
+        assistant_msg(
+            [
+                ThinkingBlock("Read both.", signature="c2ln"),
+                _read("toolu_01A", "src/app.py"),
+                _read("toolu_01B", "setup.cfg"),
+            ]
+        ),
+        tool_result_msg(
+            [
+                tool_result_block("toolu_01A", "def fetch(url, retries=0): ..."),
+                tool_result_block("toolu_01B", "no such file", is_error=True),
+            ]
+        ),
+        assistant_msg([TextBlock("fetch() never retries. Let me grep."), _grep("toolu_01C", "retries")]),
+        user_msg([tool_result_block("toolu_01C", "src/app.py:1: retries=0"), TextBlock("Also check the docs.")]),
+        assistant_msg([web, found, TextBlock("The docs say retries default to 3.")]),
+        user_msg([TextBlock("Fix it, then.")]),
+        assistant_msg([TextBlock("Editing."), ToolUseBlock(id="toolu_01D", name="edit", input={"path": "src/app.py"})]),
+        tool_result_msg([tool_result_block("toolu_01D", "ok")]),
+        assistant_msg([TextBlock("Done: retries now default to 3.")]),
+        user_text("Thanks. Run the tests?"),
+    ]
 
 
-def _check_prediction(answer: Any) -> str | None:
-    if not isinstance(answer, str) or answer.strip().upper() not in CHOICES:
-        return f'answer with one letter among {", ".join(CHOICES)} (a string such as "A"), got {answer!r}.'
-    letter = answer.strip().upper()
-    right = _right_choice()
-    if letter == right:
+def _grep(call_id: str, pattern: str) -> ToolUseBlock:
+    return ToolUseBlock(id=call_id, name="grep", input={"pattern": pattern})
+
+
+def cut_history() -> Wire:
+    """The 11-message history of exercise 01.2 as wire dicts (a fresh copy each call)."""
+    return _wire(_cut_history())
+
+
+def cut_outline() -> str:
+    """Exercise 01.2's history, one line per message with every block (the order inside a message included)."""
+    return _render(cut_history())
+
+
+def _clean_cuts() -> set[int]:
+    """The answer, from the validator: every ``i`` whose ``[summary, *history[i:]]`` is a valid stored history."""
+    history = cut_history()
+    return {i for i in range(len(history)) if validate(_summary_then(history[i:]), as_history=True) == []}
+
+
+def _summary_then(kept: Sequence[dict[str, Any]]) -> Wire:
+    return [*_wire([user_text(_SUMMARY)]), *kept]
+
+
+def _check_clean_cuts(answer: Any) -> str | None:
+    history = cut_history()
+    if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in answer
+    ):
+        return f"give a set of message indices such as {{0, 3}}, got {answer!r}."
+    got, right = set(answer), _clean_cuts()
+    if out := sorted(i for i in got if not 0 <= i < len(history)):
+        return f"the history has messages 0 to {len(history) - 1}; {out} is not one of them."
+    if got == right:
         return None
-    return f"{letter} is not what the API says: {_WHY_NOT.get(letter, 'compare it with the validator.')}"
+    messages = from_api(history)
+    wrong_in = sorted(got - right)
+    if wrong_in:
+        i = wrong_in[0]
+        said = str(validate(_summary_then(history[i:]), as_history=True)[0])
+        tail = (
+            " It is a user message, and it starts with tool results: the role is not enough (step 29's copy asked "
+            "only the role). Text after the results does not make it a prompt."
+            if messages[i].role == "user"
+            else ""
+        )
+        return f"a cut before message {i} is not clean: the API would say {said.rstrip('.')}.{tail}"
+    i = sorted(right - got)[0]
+    m = messages[i]
+    if m.role == "assistant":
+        why = (
+            "the summary in front is a user message, and an assistant turn may follow it: a cut breaks the request "
+            "only when it separates a result from its call. Server tool blocks travel together in one message."
+        )
+    else:
+        why = "it is a prompt (text only, a string or a list of text blocks), so nothing before it is needed."
+    return f"you left out message {i}, a clean cut: {why}"
 
 
 exercise(
     Exercise(
         id="01.2",
-        task="predict the API's answer to [summary, *exercise_history()[-7:]]: one letter of CHOICES",
-        checker=_check_prediction,
-        starter=None,
+        task="clean_cuts: the set of every i for which [summary, *cut_history()[i:]] is a valid stored history",
+        goal=(
+            "Decide where a compactor may cut from the message at the cut alone: the one piece of knowledge "
+            "step 29's copy got wrong, which the model owns as a reader."
+        ),
+        checker=_check_clean_cuts,
+        starter=set(),
         hints=(
-            "Write out the 7 messages the slice keeps, put the summary in front, and number the request's messages "
-            "from 0.",
-            "Ask what the first kept message holds and whether the message it answers is still in the request. The "
-            "API's path messages.N.content.M counts in the request you send, and names the first block it cannot "
-            "pair (the rule orphan_tool_result of msgmodel.core.protocol, docs/api-rules.md section 1.1).",
+            "A cut is broken by what it separates: a tool_result whose tool_use stayed behind, in the summary. "
+            "Look at each message's first blocks, not only its role.",
+            "With the model: msgmodel.core.message.is_clean_user_start(m) answers it for a user message; an assistant "
+            "message after a user summary is always a valid start. Check one cut with "
+            "msgmodel.core.protocol.validate([summary, *history[i:]], as_history=True).",
         ),
     )
 )
@@ -295,6 +346,7 @@ def _check_smallest_safe_keep(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="01.3",
+        goal="Fix a cut with the rule and the validator rather than by trusting the caller: move the cut backward.",
         task=(
             "smallest_safe_keep(history, keep): the smallest k >= keep such that [summary, *history[-k:]] is valid as"
             " a stored history, i.e. msgmodel.core.protocol.validate([summary, *history[-k:]], as_history=True) == []"

@@ -128,6 +128,7 @@ def _render_starter(b: dict[str, Any]) -> str: ...  # type: ignore[empty-body]  
 exercise(
     Exercise(
         id="02.1",
+        goal="Write copy #2 of how to read a block yourself, and feel why a renderer is knowledge of every kind.",
         task=(
             "Write render_block(b) for a block dict: text as itself, a tool call with its name and arguments, "
             "a result with its text (a string or a list of blocks) and the word 'failed' when is_error is true, "
@@ -192,6 +193,7 @@ def _check_quiz(answer: object) -> str | None:
 exercise(
     Exercise(
         id="02.2",
+        goal=("Judge a transcript by what it lets a summarizer know: a lossy copy of a reader loses facts, not style."),
         task=(
             "Which questions of QUIZ_QUESTIONS can a summarizer answer from copy #2's transcript of QUIZ_HISTORY "
             "alone? Answer with a set of letters."
@@ -292,6 +294,9 @@ def _check_refused(answer: object) -> str | None:
 exercise(
     Exercise(
         id="02.3",
+        goal=(
+            "See what hand-built blocks get wrong that a constructor would have refused at the line that wrote them."
+        ),
         task="Which blocks of HAND_BUILT does the API refuse? Answer with the set of their indices.",
         checker=_check_refused,
         starter=None,

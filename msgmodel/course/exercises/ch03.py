@@ -1,4 +1,4 @@
-"""Exercises of chapter 03 (the root cause): find the copies, type the slip away, name the knowledge.
+"""Exercises of chapter 03 (the root cause): find the copies, type the slip away, keep the authority.
 
 * ``03.1`` (read the code): which functions of ``COPIES_SNIPPET`` carry their own copy of
   "is this block a tool result?"; the learner answers with a list of function names.
@@ -6,8 +6,8 @@
   makes ``mypy --strict`` reject the ``toolUseId`` slip and still accept correct results. The
   checker rebuilds the learner's class as source, adds six small functions that return
   results (three right, three wrong) and runs mypy on the file through ``mypy.api``.
-* ``03.3`` (classify): the piece of knowledge (``msgmodel.course.knowledge.PIECES``) each line of
-  ``CLASSIFY_LINES`` holds.
+* ``03.3`` (review new code): which functions of ``REVIEW_SNIPPET``, written against the typed
+  model, still go around it (read ``.content`` or the wire dicts by hand, or build a message dict).
 """
 
 import itertools
@@ -15,16 +15,15 @@ import re
 import tempfile
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, Literal, TypedDict
 
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
-from msgmodel.course.knowledge import PIECES
 from msgmodel.course.teaching import mypy_ini
 
-__all__ = ["CLASSIFY_LINES", "COPIES_SNIPPET"]
+__all__ = ["COPIES_SNIPPET", "REVIEW_SNIPPET"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -280,59 +279,64 @@ def _check_typeddict(answer: object) -> str | None:
     return None
 
 
+# 03.3: review new code: which functions go around the model?
 # ---------------------------------------------------------------------------------------
-# 03.3: which piece of knowledge is this?
-# ---------------------------------------------------------------------------------------
 
-CLASSIFY_LINES: Final[Mapping[str, str]] = {
-    "A": 'calls = [b for b in reply["content"] if b["type"] == "tool_use"]',
-    "B": 'return "".join(b.get("text", "") for b in content if b.get("type") == "text")',
-    "C": 'results.append({"type": "tool_result", "tool_use_id": call["id"], "content": output})',
-    "D": 'return [{"role": "user", "content": SUMMARY_PREFIX + summary}, *tail]',
-    "E": 'return f"[call {b[\'name\']}]" if b["type"] == "tool_use" else f"[result: {b[\'content\']}]"',
-    "F": "return \"\\n\".join(f\"{m['role']}: {m['content']}\" for m in history)",
-    "G": 'answered = {b["tool_use_id"] for b in m["content"] if "tool_use_id" in b}',
-}
-"""Seven lines from dict-based agent code; each holds exactly one piece of ``PIECES``."""
+REVIEW_SNIPPET: Final = """\
+from msgmodel import Message, blocks_of, message_to_text, to_api, tool_results_of, tool_uses_of
 
-_STARTER_03_3: Final[dict[str, str | None]] = {}  # the blank the notebook hands out
+def cost_badge(m: Message) -> str:
+    return f"{len(tool_uses_of(m))} tool calls"
+
+def first_words(m: Message) -> str:
+    if isinstance(m.content, str):
+        return m.content[:40]
+    return next((b.text for b in m.content if b.type == "text"), "")[:40]
+
+def has_image(m: Message) -> bool:
+    return any(b.type == "opaque" and b.kind == "image" for b in blocks_of(m))
+
+def export_row(history: list[Message]) -> dict[str, int]:
+    wire = to_api(history)
+    calls = sum(1 for m in wire if isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_use")
+    return {"turns": len(history), "calls": calls}
+
+def failed_tools(history: list[Message]) -> list[str]:
+    names = {u.id: u.name for m in history for u in tool_uses_of(m)}
+    return [names.get(r.tool_use_id, "?") for m in history for r in tool_results_of(m) if r.is_error]
+
+def search_queries(m: Message) -> list[str]:
+    return [b.raw["input"]["query"] for b in blocks_of(m) if b.type == "opaque" and b.raw["type"] == "server_tool_use"]
+
+def as_prompt(text: str) -> dict[str, object]:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+def preview(m: Message) -> str:
+    return message_to_text(m)[:80]
+"""
+"""Eight functions from a pull request written after the refactor (ours); four go around the model."""
+
+_REVIEWED: Final = tuple(re.findall(r"^def (\w+)", REVIEW_SNIPPET, re.M))
 
 
-def _check_classification(answer: object) -> str | None:
-    if not isinstance(answer, Mapping):
-        return 'answer with a dict from letter to piece, e.g. `{"A": "find tool calls", ...}`.'
-    missing = [k for k in CLASSIFY_LINES if answer.get(k) is None]
-    if missing:
-        return f"line {missing[0]} has no answer yet; choose one of: {', '.join(PIECES)}."
-    extra = sorted(str(k) for k in answer if k not in CLASSIFY_LINES)
-    if extra:
-        return f"there is no line {extra[0]!r}; the lines are {', '.join(CLASSIFY_LINES)}."
-    for key in CLASSIFY_LINES:
-        given = answer[key]
-        if given not in PIECES:
-            return f"line {key}: {given!r} is not a piece of knowledge; choose one of: {', '.join(PIECES)}."
+def _check_review(answer: object) -> str | None:
+    names = _as_names(answer)
+    if isinstance(names, str):
+        return names
+    unknown = sorted(set(names) - set(_REVIEWED))
+    if unknown:
+        return f"{unknown[0]!r} is not a function of the snippet (its functions: {', '.join(_REVIEWED)})."
+    chosen = set(names)
     answers = closed("03.3")
-    wrong = [k for k in CLASSIFY_LINES if not answers.is_right(k, str(answer[k]))]
-    if wrong:
-        k = wrong[0]
-        right = len(CLASSIFY_LINES) - len(wrong)
-        return (
-            f"{right} of {len(CLASSIFY_LINES)} right. Line {k} (`{CLASSIFY_LINES[k]}`) is not "
-            f"{answer[k]!r}: look again at what it asks of the data. Hint: {_hint_without_answer(k)}"
-        )
+    given = {name: "chosen" if name in chosen else "left out" for name in _REVIEWED}
+    for name in _REVIEWED:  # in source order, so the hint follows the reading
+        if given[name] == "chosen" and not answers.is_right(name, "chosen"):
+            return answers.feedback(name, "chosen") or f"`{name}` asks the model; it holds no copy."
+    copies = [name for name in _REVIEWED if answers.is_right(name, "chosen")]
+    missed = [name for name in copies if given[name] == "left out"]
+    if missed:
+        return f"{len(copies) - len(missed)} of {len(copies)} found; {answers.feedback(missed[0], 'left out')}"
     return None
-
-
-def _hint_without_answer(key: str) -> str:
-    return {
-        "A": "which blocks does it keep?",
-        "B": "what does it return?",
-        "C": "does it read a block, or make one?",
-        "D": "is that dict a block or a turn?",
-        "E": "how many kinds does it treat differently?",
-        "F": "does it ever look at a block's type?",
-        "G": "which kind of block carries `tool_use_id`?",
-    }[key]
 
 
 # ---------------------------------------------------------------------------------------
@@ -342,6 +346,7 @@ def _hint_without_answer(key: str) -> str:
 exercise(
     Exercise(
         id="03.1",
+        goal="Count the copies of one piece of knowledge, however each is spelled: the root cause of both bugs.",
         task='List the functions of COPIES_SNIPPET that carry their own copy of "is this block a tool result?".',
         checker=_check_copies,
         starter=[],
@@ -357,6 +362,9 @@ exercise(
 exercise(
     Exercise(
         id="03.2",
+        goal=(
+            "Give the checker a type to check: a TypedDict makes mypy see the slip that dict[str, Any] lets through."
+        ),
         task="Write a TypedDict for a tool_result block that makes mypy reject the toolUseId slip.",
         checker=_check_typeddict,
         starter=_Starter,
@@ -371,14 +379,19 @@ exercise(
 exercise(
     Exercise(
         id="03.3",
-        task="Name the piece of knowledge (one of msgmodel.course.knowledge.PIECES) each line of CLASSIFY_LINES holds.",
-        checker=_check_classification,
-        starter=_STARTER_03_3,
+        task="List the functions of REVIEW_SNIPPET that go around the model (read or build a message's shape by hand).",
+        goal=(
+            "Keep one authority once it exists: spot, in code written after the refactor, the new copies of how to "
+            "read or build a message, however they are spelled."
+        ),
+        checker=_check_review,
+        starter=[],
         hints=(
-            "For each line, ask what it must know about a block or a message: how to find it, how to read it, how to "
-            "build it, how to tell its kind?",
-            "The names to choose from are msgmodel.course.knowledge.PIECES; print them and match each line of "
-            "CLASSIFY_LINES to exactly one.",
+            "For each function ask: does it get its answer from a constructor, a reader or a block's own attributes "
+            "(.type, .text, .name, .kind), or does it look at the wire shape itself?",
+            "Three spellings of a copy: reading Message.content by hand, reading the wire dicts (to_api's output, an "
+            'OpaqueBlock\'s .raw) by key, writing a {"role": ..., "content": ...} dict. '
+            "msgmodel.course.knowledge.scan_model_bypasses and scan_source see some of them, not all.",
         ),
     )
 )

@@ -1,47 +1,43 @@
-"""Exercises of chapter 04 (one authoritative model): read with readers, match every kind, predict a path.
+"""Exercises of chapter 04 (one authoritative model): add a kind, match every kind, predict a path.
 
-04.1  ``tool_names_of(messages)``: the names of the tools the assistant called, in order, one
-      per call, written with the readers of ``msgmodel.core.message`` only.
+04.1  A new kind: for each reader of ``MINI_MODEL`` (a three-kind model of ours), once ``Image``
+      joins the union, does mypy name it, does it give a wrong answer silently, or does it
+      need no change? The "mypy" part of the answer comes from running mypy, the rest from
+      running each reader on an image.
 04.2  ``count_kinds(blocks)``: how many blocks of each wire kind a content list holds, written
       as a ``match`` over ``ContentBlock`` (an ``OpaqueBlock`` counts under its wire kind).
 04.3  Predict the JSON path ``from_json`` names in its ``DecodeError`` for ``BAD_SESSION``.
 
 Every checker judges behaviour on several cases (including the tricky ones: string content,
 tool_result messages, server-side tool calls, nested tool_result content) and names the case
-an answer got wrong. The expected values of 04.1 and 04.2 are written out with each case; 04.3's
-comes from ``from_json`` itself, so it follows ``message.py`` if that changes. The reference
+an answer got wrong. The expected values of 04.2 are written out with each case; 04.1's and 04.3's
+come from mypy and ``from_json`` themselves, so they follow the code if it changes. The reference
 solutions are in the answer key, not here.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
+import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from msgmodel.core.message import (
     ContentBlock,
     DecodeError,
-    Message,
     OpaqueBlock,
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
-    assistant_msg,
-    assistant_text,
-    blocks_of,
     from_json,
-    is_plain_text,
-    text_of,
     tool_result_block,
-    tool_result_msg,
-    user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
 
-__all__ = ["BAD_SESSION"]
+__all__ = ["BAD_SESSION", "IMAGE_CLASS", "MINI_MODEL", "READERS_04_1", "VERDICTS_04_1", "with_image"]
 
 
 def _source_tree(fn: Callable[..., Any]) -> ast.AST | None:
@@ -52,126 +48,176 @@ def _source_tree(fn: Callable[..., Any]) -> ast.AST | None:
         return None
 
 
-def _show(messages: list[Message]) -> str:
-    lines = []
-    for i, m in enumerate(messages):
-        if is_plain_text(m):
-            lines.append(f"    {i}  {m.role}: {text_of(m)!r}")
+# 04.1 a new kind: which readers does mypy point at?
+# ---------------------------------------------------------------------------------------
+
+MINI_MODEL: Final = """\
+from dataclasses import dataclass
+from typing import ClassVar, Literal, assert_never
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+    type: ClassVar[Literal["text"]] = "text"
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    id: str
+    name: str
+    type: ClassVar[Literal["tool_use"]] = "tool_use"
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    tool_use_id: str
+    output: str
+    type: ClassVar[Literal["tool_result"]] = "tool_result"
+
+
+Block = Text | ToolUse | ToolResult
+
+
+def render(b: Block) -> str:
+    match b:
+        case Text():
+            return b.text
+        case ToolUse():
+            return f"[call {b.name}]"
+        case ToolResult():
+            return f"[result: {b.output}]"
+        case _:
+            assert_never(b)
+
+
+def to_wire(b: Block) -> dict[str, str]:
+    if b.type == "text":
+        return {"type": "text", "text": b.text}
+    if b.type == "tool_use":
+        return {"type": "tool_use", "id": b.id, "name": b.name}
+    return {"type": "tool_result", "tool_use_id": b.tool_use_id, "content": b.output}
+
+
+def label(b: Block) -> str:
+    if b.type == "tool_use":
+        return "call"
+    if b.type == "tool_result":
+        return "result"
+    return "text"
+
+
+def calls_of(blocks: list[Block]) -> list[ToolUse]:
+    return [b for b in blocks if isinstance(b, ToolUse)]
+
+
+def text_of(blocks: list[Block]) -> str:
+    return "".join(b.text for b in blocks if b.type == "text")
+"""
+"""A model of three block kinds and five readers (ours, small on purpose): the subject of exercise 04.1."""
+
+IMAGE_CLASS: Final = """\
+@dataclass(frozen=True)
+class Image:
+    media_type: str
+    data: str
+    type: ClassVar[Literal["image"]] = "image"
+"""
+"""The kind exercise 04.1 adds: an image block."""
+
+READERS_04_1: Final = tuple(re.findall(r"^def (\w+)", MINI_MODEL, re.M))
+VERDICTS_04_1: Final = ("mypy", "silent", "fine")
+
+
+def with_image() -> str:
+    """``MINI_MODEL`` with ``Image`` defined and added to ``Block``: give it to ``type_check(..., functions=True)``."""
+    union = "\n\nBlock = Text | ToolUse | ToolResult\n"
+    model = MINI_MODEL.replace(union, f"\n\n{IMAGE_CLASS}{union[:-1]} | Image\n")
+    assert model != MINI_MODEL
+    return model
+
+
+@functools.cache
+def _flagged() -> frozenset[str]:
+    """The readers mypy --strict reports once ``Image`` joins the union: the answer's "mypy" part, from mypy itself."""
+    from msgmodel.course.teaching import type_check  # mypy is imported only when a checker needs it
+
+    report = type_check(with_image(), functions=True)
+    return frozenset(re.findall(r"in (\w+)\(\): error", report))
+
+
+def _run_on_image() -> dict[str, object]:
+    """What each reader returns for an image (or the list of one image), run for real."""
+    scope: dict[str, Any] = {}
+    exec(compile(with_image(), "mini_model.py", "exec"), scope)
+    image = scope["Image"]("image/png", "iVBORw0KGgo=")
+    out: dict[str, object] = {}
+    for name in READERS_04_1:
+        fn = scope[name]
+        try:
+            out[name] = fn([image]) if name in ("calls_of", "text_of") else fn(image)
+        except Exception as e:  # the readers mypy flags may crash on an image
+            out[name] = f"{type(e).__name__}: {e}"
+    return out
+
+
+_RIGHT_FOR_AN_IMAGE: Final[dict[str, object]] = {"calls_of": [], "text_of": ""}
+"""What a reader that needs no change returns for an image: the readers not listed here give a wrong answer or
+crash unless someone edits them (render and to_wire, which mypy names; label, which it does not)."""
+
+
+def _check_new_kind(answer: Any) -> str | None:
+    if not isinstance(answer, Mapping):
+        return 'answer with a dict from reader to verdict, e.g. {"render": "mypy", ...}.'
+    missing = [name for name in READERS_04_1 if name not in answer]
+    if missing:
+        return f"{missing[0]} has no verdict yet; the readers are {', '.join(READERS_04_1)}."
+    for name, verdict in answer.items():
+        if name not in READERS_04_1:
+            return f"{name!r} is not a reader of MINI_MODEL (its readers: {', '.join(READERS_04_1)})."
+        if verdict not in VERDICTS_04_1:
+            return f"{name}: {verdict!r} is not a verdict; choose one of {', '.join(VERDICTS_04_1)}."
+    flagged, ran = _flagged(), _run_on_image()
+    for name in READERS_04_1:
+        fine = name in _RIGHT_FOR_AN_IMAGE and ran[name] == _RIGHT_FOR_AN_IMAGE[name]
+        right = "mypy" if name in flagged else ("fine" if fine else "silent")
+        given = answer[name]
+        if given == right:
             continue
-        kinds = []
-        for b in blocks_of(m):
-            if b.type == "tool_use":
-                kinds.append(f"tool_use {b.name}")
-            elif b.type == "opaque":
-                kinds.append(f"{b.kind} (OpaqueBlock)")
-            else:
-                kinds.append(b.type)
-        lines.append(f"    {i}  {m.role}: [{', '.join(kinds)}]")
-    return "\n".join(lines) or "    (no messages)"
-
-
-# ---------------------------------------------------------------------------------------
-# 04.1 tool_names_of
-# ---------------------------------------------------------------------------------------
-
-
-def _tool_names_of_starter(messages: list[Message]) -> None: ...  # your code here
-
-
-def _call(call_id: str, name: str, **args: Any) -> ToolUseBlock:
-    return ToolUseBlock(id=call_id, name=name, input=args)
-
-
-def _names_cases() -> list[tuple[str, list[Message], list[str]]]:
-    """Each case: a label, a history, and the names ``tool_names_of`` must return for it."""
-    grep = _call("toolu_01A", "grep", pattern="retries", path="src/config.py")
-    read = _call("toolu_01B", "read_file", path="src/settings.py")
-    again = _call("toolu_01C", "read_file", path="src/app.py")
-    web = OpaqueBlock({"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "x"}})
-    return [
-        (
-            "a turn with thinking, text and two parallel calls",
-            [
-                user_text("How many retries does the client make?"),
-                assistant_msg([ThinkingBlock("Search first.", signature="c2ln"), TextBlock("Looking."), grep, read]),
-                tool_result_msg(
-                    [
-                        tool_result_block("toolu_01A", 'DEFAULTS = {"retries": 3}'),
-                        tool_result_block("toolu_01B", "no such file", is_error=True),
-                    ]
-                ),
-                assistant_msg([TextBlock("Three.")]),
-            ],
-            ["grep", "read_file"],
-        ),
-        (
-            "the same tool called in two turns (keep one name per call, duplicates included)",
-            [
-                user_text("Read the app."),
-                assistant_msg([read]),
-                tool_result_msg([tool_result_block("toolu_01B", "no such file", is_error=True)]),
-                assistant_msg([TextBlock("Searching instead."), grep]),
-                tool_result_msg([tool_result_block("toolu_01A", "src/config.py:5: ...")]),
-                assistant_msg([again]),
-            ],
-            ["read_file", "grep", "read_file"],
-        ),
-        (
-            "a server-side web search (an OpaqueBlock `server_tool_use`: the API ran it, not your client)",
-            [user_text("Search the web."), assistant_msg([web, TextBlock("Found it.")])],
-            [],
-        ),
-        ("plain text only (string content everywhere)", [user_text("hi"), assistant_text("hello")], []),
-        ("no messages at all", [], []),
-    ]
-
-
-def _uses_only_readers(fn: Callable[..., Any]) -> str | None:
-    tree = _source_tree(fn)
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "content":
-            return (
-                "it returns the right names, but it reads `.content` itself. The point of the exercise is that "
-                "only message.py walks content: use the readers (`tool_uses_of`, `blocks_of`) instead."
+        if right == "mypy":
+            why = (
+                "mypy names it: its match ends in assert_never, which now receives an Image."
+                if name == "render"
+                else "mypy names it: after the two ifs, b is narrowed to ToolResult | Image, and an Image has no "
+                ".tool_use_id. The last branch assumed there was one kind left."
             )
+        elif right == "silent":
+            why = (
+                f"mypy says nothing (every path returns a str), yet {name}(an image) returns {ran[name]!r}: "
+                "its last line is a default that was right only while three kinds existed."
+            )
+        else:
+            why = f"it keeps only the kind it asks for, so an image falls out by itself: it returns {ran[name]!r}."
+        return f"{name} is not {given!r}: {why}"
     return None
-
-
-def _check_tool_names_of(fn: Any) -> str | None:
-    if not callable(fn):
-        return f"give the function itself (tool_names_of), not {fn!r}."
-    for label, messages, expected in _names_cases():
-        got = fn(list(messages))
-        if not isinstance(got, list):
-            return f"return a list of names (list[str]), got {got!r} for {label}."
-        if got == expected:
-            continue
-        why = ""
-        if any(isinstance(x, ToolUseBlock) for x in got):
-            why = " Return the names (`call.name`), not the blocks."
-        elif "web_search" in got:
-            why = " A server_tool_use is an OpaqueBlock that the API ran itself; `tool_uses_of` leaves it out."
-        elif any(isinstance(x, str) and x.startswith("toolu_") for x in got):
-            why = " Those are ids; the tool_result blocks carry ids, the tool_use blocks carry names."
-        elif sorted(set(got)) == sorted(set(expected)) and len(got) < len(expected):
-            why = " One entry per call: a tool called twice appears twice."
-        return f"for {label}, expected {expected!r}, got {got!r}.{why}\n{_show(messages)}"
-    return _uses_only_readers(fn)
 
 
 exercise(
     Exercise(
         id="04.1",
-        task="tool_names_of(messages): names of the tools called, in order, one per call; only readers, no .content",
-        checker=_check_tool_names_of,
-        starter=_tool_names_of_starter,
+        task="readers_hit: for each reader of MINI_MODEL, once Image joins Block: 'mypy', 'silent' or 'fine'",
+        goal=(
+            "See what a new block kind costs under one typed model: mypy lists the readers that must change, "
+            "except the ones that hide the kind behind a default."
+        ),
+        checker=_check_new_kind,
+        starter=None,
         hints=(
-            "One name per call, in order. A message can hold several calls; string content and tool results hold "
-            "none; server tool blocks are not client calls.",
-            "msgmodel.core.message.tool_uses_of(m) gives a message's ToolUseBlocks (each has .name), whatever the "
-            "content's shape.",
+            "For each reader, follow an Image through it: which line does it reach, and what does mypy know about b "
+            "on that line?",
+            "mypy reports a reader when an Image reaches typing.assert_never or an attribute it lacks; a final "
+            "`return` after if-branches compiles for any kind. Check your mypy column with "
+            "msgmodel.course.teaching.type_check(with_image(), functions=True).",
         ),
     )
 )
@@ -186,6 +232,10 @@ def _count_kinds_starter(blocks: list[ContentBlock]) -> dict[str, int]: ...  # t
 
 
 _IMAGE: Final = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+
+
+def _call(call_id: str, name: str, **args: Any) -> ToolUseBlock:
+    return ToolUseBlock(id=call_id, name=name, input=args)
 
 
 def _kinds_cases() -> list[tuple[str, list[ContentBlock], dict[str, int]]]:
@@ -253,6 +303,7 @@ def _check_count_kinds(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="04.2",
+        goal="Dispatch on the tag with match and assert_never, so that mypy proves every block kind is handled.",
         task="count_kinds(blocks): blocks per wire kind as a match over ContentBlock (OpaqueBlock by its kind)",
         checker=_check_count_kinds,
         starter=_count_kinds_starter,
@@ -329,6 +380,7 @@ def _check_path(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="04.3",
+        goal=("Read the codec's errors: the boundary names the JSON path of what it refuses, so bad data stops there."),
         task=(
             "predict the path from_json(BAD_SESSION) names in its DecodeError (err.path). The convention: a JSONPath "
             "from the whole document, $ the top-level array, [i] an element counted from 0, .name a field, down to "

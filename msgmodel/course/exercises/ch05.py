@@ -6,26 +6,32 @@
 05.2  ``faithful(history, render)``: the step-30 invariant as a property. True when the
       summarizer's input shows every tool call (with its input) and every result, failures
       marked; checked against two faithful renderers and four that lose something.
-05.3  Predict the ``RepairNote`` kinds ``repair`` reports for ``REPAIR_PUZZLE``.
+05.3  ``session_preview(history)``: the storage layer's dict-walking ``LEGACY_PREVIEW`` ported to
+      the readers; right on the cases the copy got wrong, and no copy left in its source.
 
 The checkers run the learner's test and property against compactors and renderers written
 here with ``msgmodel.core.message``'s constructors and readers (the exhibits in
 ``msgmodel.course.legacy`` are not imported: nothing outside that package may import it).
-``LONG_LOOP`` and ``REPAIR_PUZZLE`` are imported by the notebook to show them.
+``LONG_LOOP`` and ``LEGACY_PREVIEW`` are imported by the notebook to show them.
 """
 
 from __future__ import annotations
 
-import typing
+import ast
+import inspect
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from msgmodel.core.compact import RepairKind, Summarizer, compact, repair, summarize_transcript, summary_message
+from msgmodel.core.compact import Summarizer, compact, summarize_transcript, summary_message
 from msgmodel.core.message import (
     Message,
+    OpaqueBlock,
     TextBlock,
+    ThinkingBlock,
     ToolUseBlock,
     assistant_msg,
+    assistant_text,
     block_to_text,
     blocks_of,
     is_clean_user_start,
@@ -39,9 +45,10 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.knowledge import scan_source
 from msgmodel.course.synth import synth_session
 
-__all__ = ["LONG_LOOP", "REPAIR_PUZZLE", "long_loop_history"]
+__all__ = ["LEGACY_PREVIEW", "LONG_LOOP", "long_loop_history"]
 
 Compactor = Callable[..., list[Message]]
 Impl = Callable[[Sequence[Message], int, Summarizer], list[Message]]
@@ -222,6 +229,7 @@ def _check_regression(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="05.1",
+        goal="Turn bug 1 into a regression test of a promise (the last k messages, unchanged), not of one output.",
         task="regression(compact_fn): fail with AssertionError if compact_fn ever drops the last keep_recent messages",
         checker=_check_regression,
         starter=_regression_starter,
@@ -377,6 +385,7 @@ def _check_faithful(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="05.2",
+        goal="State bug 2 as a property of every history: the summarizer sees every call, input and failure.",
         task="faithful(history, render) -> bool: does render(history) show each call with its input, each failure?",
         checker=_check_faithful,
         starter=_faithful_starter,
@@ -391,68 +400,128 @@ exercise(
 
 
 # ---------------------------------------------------------------------------------------
-# 05.3 predict repair's notes
+# 05.3 port a copy to the model
 # ---------------------------------------------------------------------------------------
 
-REPAIR_PUZZLE: Final[list[Message]] = [
-    user_text("Check the config."),
-    assistant_msg([TextBlock("Reading both."), _read("toolu_01", "setup.cfg"), _read("toolu_02", "README.md")]),
-    user_msg(
-        [
-            TextBlock("Quickly, please."),
-            tool_result_block("toolu_01", "[metadata]\nname = fetcher"),
-            tool_result_block("toolu_02", "# fetcher"),
-        ]
-    ),
-    assistant_msg([TextBlock("Both read. Now the tests."), ToolUseBlock("toolu_03", "list_dir", {"path": "tests/"})]),
-    tool_result_msg([tool_result_block("toolu_03", "test_app.py"), tool_result_block("toolu_03", "test_app.py")]),
-    assistant_msg([_read("toolu_04", "tests/test_app.py")]),
-]
-"""A broken history: ``repair(REPAIR_PUZZLE)`` makes three changes."""
-
-_KINDS: Final = frozenset(typing.get_args(RepairKind))
+LEGACY_PREVIEW: Final = """\
+def session_preview(history):  # history: list[dict[str, Any]], the wire dicts of a stored session
+    asked = next((m["content"] for m in history if m["role"] == "user"), "")
+    calls = sum(1 for m in history if isinstance(m["content"], list)
+                for b in m["content"] if b["type"].endswith("tool_use"))
+    failed = sum(1 for m in history if isinstance(m["content"], list)
+                 for b in m["content"] if b.get("is_error"))
+    last = [m for m in history if m["role"] == "assistant"][-1:]
+    last_answer = last[0]["content"][0]["text"] if last else ""
+    return {"asked": asked, "calls": calls, "failed": failed, "last_answer": last_answer}
+"""
+"""The session list's preview as the storage layer wrote it before the refactor (ours): four readers, copied."""
 
 
-def _check_prediction(answer: Any) -> str | None:
-    if isinstance(answer, str) or not isinstance(answer, (list, tuple)):
-        return 'Answer with a list of kinds in order, e.g. ["dropped_orphan_result", ...].'
-    unknown = [a for a in answer if a not in _KINDS]
-    if unknown:
-        return f"{unknown!r} are not RepairNote kinds. The kinds are: {', '.join(sorted(_KINDS))}."
-    notes = repair(REPAIR_PUZZLE)[1]
-    expected = [n.kind for n in notes]
-    got = list(answer)
-    if got == expected:
+def _preview_starter(history: list[Message]) -> dict[str, object]: ...  # type: ignore[empty-body]  # your code here
+
+
+def _preview_cases() -> list[tuple[str, list[Message], dict[str, object]]]:
+    """Each case: a label, a history, and the preview it must get."""
+    grep = ToolUseBlock(id="toolu_01A", name="grep", input={"pattern": "retries"})
+    read = _read("toolu_01B", "src/settings.py")
+    web = [
+        OpaqueBlock({"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "x"}}),
+        OpaqueBlock({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []}),
+    ]
+    return [
+        (
+            "string content everywhere",
+            [user_text("hi"), assistant_text("hello")],
+            {"asked": "hi", "calls": 0, "failed": 0, "last_answer": "hello"},
+        ),
+        (
+            "parallel calls, one failed, and an answer that opens with thinking",
+            [
+                user_msg([TextBlock("How many retries?")]),
+                assistant_msg([TextBlock("Looking."), grep, read]),
+                tool_result_msg(
+                    [
+                        tool_result_block("toolu_01A", "retries = 3"),
+                        tool_result_block("toolu_01B", "no such file", is_error=True),
+                    ]
+                ),
+                assistant_msg([ThinkingBlock("Three.", signature="c2ln"), TextBlock("Three.")]),
+            ],
+            {"asked": "How many retries?", "calls": 2, "failed": 1, "last_answer": "Three."},
+        ),
+        (
+            "a compacted session: it opens on a result message (storage keeps the summary apart)",
+            [
+                tool_result_msg([tool_result_block("toolu_01A", "retries = 3")]),
+                assistant_text("Three."),
+                user_text("And the timeout?"),
+                assistant_msg([TextBlock("Let me grep."), grep]),
+            ],
+            {"asked": "And the timeout?", "calls": 1, "failed": 0, "last_answer": "Let me grep."},
+        ),
+        (
+            "a server-side web search (the API ran it: not a call of your client)",
+            [user_text("Search the web."), assistant_msg([*web, TextBlock("Found it.")])],
+            {"asked": "Search the web.", "calls": 0, "failed": 0, "last_answer": "Found it."},
+        ),
+        ("an empty session", [], {"asked": "", "calls": 0, "failed": 0, "last_answer": ""}),
+    ]
+
+
+def _copies_left(fn: Callable[..., Any]) -> str | None:
+    """What the knowledge scanners still find in the learner's function (``None``: no copy left, or no source)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
         return None
-    if sorted(got) == sorted(expected):
-        return "the right kinds, in the wrong order: repair reports its changes in the order of the messages."
-    missing = [n for n in notes if n.kind not in got]
-    extra = [k for k in got if k not in expected]
-    why = []
-    if extra:
-        why.append(f"repair makes no {', '.join(map(repr, extra))} change here")
-    if missing:
-        where = ", ".join(str(n.index) for n in missing)
-        why.append(f"you missed {len(missing)} change(s), at message(s) {where}; look at what those messages hold")
-    if not why:
-        why.append(f"repair made {len(expected)} change(s); you listed {len(got)}")
-    return (
-        "; ".join(why)
-        + ". Rules of thumb: results go first in their message, one result per call, every call gets an answer."
-    )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in ("content", "raw"):
+            return f"it reads `.{node.attr}` itself (line {node.lineno} of the function): that walks a message by hand."
+    sites = scan_source(source)
+    if sites:
+        s = sites[0]
+        return f"the knowledge scanner still finds a copy: line {s.line}, a {s.kind} ({s.detail!r}); a reader knows it."
+    return None
+
+
+def _check_preview(fn: Any) -> str | None:
+    if not callable(fn):
+        return f"give the function itself (session_preview), not {fn!r}."
+    for label, history, expected in _preview_cases():
+        got = fn(list(history))
+        if not isinstance(got, dict):
+            return f"return a dict with the keys asked, calls, failed and last_answer; got {got!r} for {label}."
+        if got == expected:
+            continue
+        key = next((k for k in expected if got.get(k) != expected[k]), None)
+        if key is None:
+            return f"for {label}, return exactly the keys {sorted(expected)}; got {sorted(got)}."
+        return f"for {label}, {key} should be {expected[key]!r}, got {got.get(key)!r}.\n{_render(history)}"
+    left = _copies_left(fn)
+    if left:
+        return (
+            f"the previews are right, but {left} The port is done when the function asks the model only: "
+            "readers for the messages, the blocks' typed fields for the rest."
+        )
+    return None
 
 
 exercise(
     Exercise(
         id="05.3",
-        task="predict the RepairNote kinds repair(REPAIR_PUZZLE) reports, in order",
-        checker=_check_prediction,
-        starter=...,
+        task="session_preview(history): LEGACY_PREVIEW ported to Messages with readers only (no copy left)",
+        goal=(
+            "Do the refactor on one copy: replace knowledge written by hand with calls to the model's readers, "
+            "and see the copy's bugs go with it."
+        ),
+        checker=_check_preview,
+        starter=_preview_starter,
         hints=(
-            "Read REPAIR_PUZZLE message by message and list what is wrong with its tool pairing, in the order repair "
-            "walks it.",
-            "The kinds are those of msgmodel.core.compact.RepairNote (its docstring and the chapter's repair section "
-            "describe each); one problem, one note.",
+            "Take LEGACY_PREVIEW's four values one at a time and ask which reader already answers each: who asked, "
+            "how many client calls, how many failed results, what the assistant last said.",
+            "msgmodel.core.message has them: is_clean_user_start and text_of, tool_uses_of, tool_results_of (each "
+            "result has .is_error). Walk messages, never m.content; the checker scans your source as chapter 03 does.",
         ),
     )
 )

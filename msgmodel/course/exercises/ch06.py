@@ -1,9 +1,9 @@
-"""Exercises of chapter 06 (interview follow-ups): read the model, predict the API, edit a history safely.
+"""Exercises of chapter 06 (interview follow-ups): read the model, know its edge, edit a history safely.
 
 06.1  ``pairs_of(messages)``: every ``tool_use``, in order, paired with the ``tool_result``
       that names its id, or ``None`` (read with the readers; server tool blocks are opaque).
-06.2  Predict the API's answer (200 or 400) for each history of ``prediction_cases()``
-      (thinking, redacted thinking, server tools): a dict ``{"A": 200 | 400, ...}``.
+06.2  What survives the boundary? For each document of ``BOUNDARY_CASES``, does ``from_json``
+      keep it (a lossless round trip) or refuse it (``DecodeError``)? The codec itself decides.
 06.3  ``rename_in_text(messages, old, new)``: a new history with ``old`` replaced by ``new``
       in text blocks and string content, every other block (thinking above all) untouched,
       and the input left as it was.
@@ -19,11 +19,13 @@ parallel calls answered out of order, a dangling call, an ``OpaqueBlock``, a tex
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from msgmodel.core.message import (
+    DecodeError,
     Message,
     OpaqueBlock,
     TextBlock,
@@ -32,6 +34,7 @@ from msgmodel.core.message import (
     ToolUseBlock,
     assistant_msg,
     blocks_of,
+    from_json,
     is_plain_text,
     text_of,
     to_json,
@@ -42,10 +45,9 @@ from msgmodel.core.message import (
     user_msg,
     user_text,
 )
-from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
 
-__all__ = ["DRILL", "QUIZ", "DrillItem", "QuizItem", "prediction_cases"]
+__all__ = ["BOUNDARY_CASES", "DRILL", "QUIZ", "VERDICTS_06_2", "DrillItem", "QuizItem"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -291,6 +293,9 @@ def _check_pairs(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="06.1",
+        goal=(
+            "Answer a classic interview task with the readers: pairing by id, whatever order and shape the history has."
+        ),
         task="pairs_of(messages): every tool_use, in order, paired with the tool_result naming its id (or None).",
         checker=_check_pairs,
         starter=_pairs_starter,
@@ -305,86 +310,86 @@ exercise(
 
 
 # ---------------------------------------------------------------------------------------
-# 06.2 Predict the API's answer
+# 06.2 What survives the boundary?
 # ---------------------------------------------------------------------------------------
 
+BOUNDARY_CASES: Final[dict[str, str]] = {
+    "A": '[{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", '
+    '"data": "iVBORw0KGgo="}}, {"type": "text", "text": "What is this?"}]}]',
+    "B": '[{"role": "assistant", "content": [{"type": "citation_card", "title": "RFC 9110", "url": "https://x"}]}]',
+    "C": '[{"role": "user", "content": [{"type": "tool_result", "toolUseId": "toolu_01A", "content": "3"}]}]',
+    "D": '[{"role": "user", "content": [{"type": "text", "text": "Long prompt.", '
+    '"cache_control": {"type": "ephemeral"}}]}]',
+    "E": '[{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "boom", '
+    '"is_eror": true}]}]',
+    "F": '[{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01A", "name": "grep"}]}]',
+    "G": '[{"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm.", "signature": 42}]}]',
+}
+"""The documents of 06.2: one or two blocks each, as a session file would hold them (ours)."""
 
-def prediction_cases() -> dict[str, tuple[list[Message], str | None]]:
-    """The histories of 06.2: label -> (messages, the request's ``thinking`` type or ``None``).
+VERDICTS_06_2: Final = ("kept", "refused")
 
-    Thinking, redacted thinking and server tools; every request defines tools; a fresh copy
-    each call.
-    """
-    thought = ThinkingBlock("The user wants a.py.", signature="c2lnLTE=")
-    ask, answer = user_text("Read a.py"), tool_result_msg([tool_result_block("toolu_01", "x = 1")])
-    search, thanks = user_text("Search the web for msgspec."), user_text("Thanks.")
-    call, result = OpaqueBlock(_SERVER_CALL), OpaqueBlock(_SERVER_RESULT)
-    return {
-        "A": ([ask, assistant_msg([OpaqueBlock(_REDACTED), _read("toolu_01", "a.py")]), answer], "enabled"),
-        "B": ([ask, assistant_msg([_read("toolu_01", "a.py")]), answer], "enabled"),
-        "C": ([ask, assistant_msg([thought, TextBlock("It sets x.")]), thanks], None),
-        "D": ([ask, assistant_msg([TextBlock("Reading it."), thought, _read("toolu_01", "a.py")]), answer], "enabled"),
-        "E": ([search, assistant_msg([call, result, TextBlock("Found it.")]), thanks], None),
-        "F": ([search, assistant_msg([result, TextBlock("Found it.")]), thanks], None),
-    }
-
-
-_WHY_ACCEPTED: Final[dict[str, str]] = {
-    "A": "redacted_thinking counts as thinking: the turn that opened the tool loop starts with it.",
-    "C": "with thinking off, thinking blocks in earlier turns are fine; only a final (prefill) "
-    "assistant message may not hold thinking.",
-    "E": "a server tool's call and result sit in the same assistant message, call first: a complete pair.",
+_WHY_06_2: Final[dict[tuple[str, str], str]] = {
+    ("A", "kept"): "an image is a kind the model does not interpret: it becomes an OpaqueBlock and is written back as "
+    "it came.",
+    ("B", "kept"): "a kind nobody has heard of is still a JSON object with a string type: an OpaqueBlock keeps it, so "
+    "the day the API adds a kind, nothing is lost.",
+    ("D", "kept"): "cache_control is a field the model does not interpret on a known kind: it is kept in the block's "
+    "extra and written back flat.",
+    ("E", "kept"): "is_eror is not a required field, only an unknown one: it lands in extra like cache_control. "
+    "Decoding is lossless, so a typo survives it; protocol.validate is what refuses it before a request.",
 }
 
 
-_NOTE_ON_400: Final[dict[str, str]] = {
-    "F": " (api-rules.md records this text for `advisor_tool_result`; that every server tool result needs its "
-    "server_tool_use first is msgmodel's reading of the same rule.)",
-}
+def _at_the_boundary(document: str) -> tuple[str, str]:
+    """What the codec does with ``document``: ("kept", "") when it round-trips, else ("refused", the error)."""
+    try:
+        messages = from_json(document, source="session.json")
+    except DecodeError as e:
+        return "refused", str(e)
+    back = json.loads(to_json(messages))
+    return ("kept", "") if back == json.loads(document) else ("changed", json.dumps(back))
 
 
-def _api_answer(messages: Sequence[Message], thinking: str | None) -> tuple[int, str]:
-    violations = validate(messages, thinking=thinking)
-    return (400, str(violations[0])) if violations else (200, "")
-
-
-def _as_status(value: object) -> int | None:
-    text = str(value).strip()
-    return int(text) if text in ("200", "400") else None
-
-
-def _check_predictions(answer: Any) -> str | None:
+def _check_boundary(answer: Any) -> str | None:
     if not isinstance(answer, Mapping):
-        return 'give a dict such as {"A": 200, "B": 400, ...}.'
-    cases = prediction_cases()
-    missing = [label for label in cases if _as_status(answer.get(label)) is None]
+        return 'give a dict such as {"A": "kept", "B": "refused", ...}.'
+    missing = [label for label in BOUNDARY_CASES if answer.get(label) not in VERDICTS_06_2]
     if missing:
-        return f"{', '.join(missing)}: still without an answer (200 or 400)."
+        return f'{", ".join(missing)}: still without a verdict ("kept" or "refused").'
     wrong = []
-    for label, (messages, thinking) in cases.items():
-        status, text = _api_answer(messages, thinking)
-        if _as_status(answer[label]) != status:
-            wrong.append((label, status, text))
+    for label, document in BOUNDARY_CASES.items():
+        verdict, detail = _at_the_boundary(document)
+        if answer[label] != verdict:
+            wrong.append((label, verdict, detail))
     if not wrong:
         return None
-    label, status, text = wrong[0]
-    right = len(cases) - len(wrong)
-    if status == 400:
-        return f"{right} of {len(cases)} right. {label} gets a 400; the API says: {text}{_NOTE_ON_400.get(label, '')}"
-    return f"{right} of {len(cases)} right. {label} gets a 200: {_WHY_ACCEPTED[label]}"
+    label, verdict, detail = wrong[0]
+    right = len(BOUNDARY_CASES) - len(wrong)
+    if verdict == "refused":
+        return (
+            f"{right} of {len(BOUNDARY_CASES)} right. {label} is refused, at the boundary, with the path of what is "
+            f"missing or wrong: {detail}. A field the model needs cannot be guessed, so nothing inside ever sees it."
+        )
+    return f"{right} of {len(BOUNDARY_CASES)} right. {label} is kept: {_WHY_06_2.get((label, verdict), detail)}"
 
 
 exercise(
     Exercise(
         id="06.2",
-        task="Predict the API's answer (200 or 400) for each history of prediction_cases(): {'A': 200 | 400, ...}.",
-        checker=_check_predictions,
+        task="For each document of BOUNDARY_CASES, does from_json keep it (a lossless round trip) or refuse it? "
+        "{'A': 'kept' | 'refused', ...}",
+        goal=(
+            "Know what the one model does at its edge: keep every kind and field it does not interpret, refuse "
+            "what it cannot read with a path, so the code inside never sees a half-valid block."
+        ),
+        checker=_check_boundary,
         starter=None,
         hints=(
-            "For each history, ask which rule it could break: with thinking enabled, the assistant turn that opens "
-            "the current tool loop must start with thinking; server tool calls need no tool_result.",
-            "The rules are thinking_required (docs/api-rules.md section 1.4) and the server-tool recordings of "
-            "section 4; validate(messages, thinking=...) checks a guess once you have made it.",
+            "Sort the fields of each block into three: the ones its kind requires, the ones the model does not "
+            "interpret, and the kinds it does not interpret at all. Only one of the three can stop decoding.",
+            "msgmodel.core.message.from_json keeps unknown kinds as OpaqueBlock and unknown fields in .extra, and "
+            "raises DecodeError for a missing or mistyped required field. Try one: from_json(BOUNDARY_CASES['A']).",
         ),
     )
 )
@@ -499,6 +504,7 @@ def _check_rename(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="06.3",
+        goal=("Change a history without breaking what the model keeps for you: frozen blocks, signed thinking, extra."),
         task="rename_in_text(messages, old, new): a new history, old -> new in text blocks and string content only.",
         checker=_check_rename,
         starter=_rename_starter,

@@ -4,22 +4,24 @@
       ``{"a": "now" | "wait" | "premature", ...}``.
 07.2  ``fold(events)``: the messages a list of ``msgmodel.core.engine`` events describes (the
       step-32 fold law), written without calling ``fold_events``.
-07.3  Predict which lines of the small Claude Code transcript ``CC_LINES`` the importer
-      skips: the line numbers, as a list or set of ints.
+07.3  ``from_openai(messages)``: a session in OpenAI's Chat Completions shape brought into the
+      model with the constructors only (the checker compares the messages, validates the history
+      and scans the source for a message or block built by hand).
 
 The checkers explain every wrong verdict, name the event list a fold got wrong (with what
-it returned and what the engine's history holds), and give the importer's reason for each
-line predicted wrongly. ``SCENARIOS`` and ``CC_LINES`` are imported by the notebook to show them.
+it returned and what the engine's history holds), and say which message an import got wrong
+and why. ``SCENARIOS`` and ``OPENAI_SESSION`` are imported by the notebook to show them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import ast
+import copy
+import inspect
+import textwrap
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
-import msgspec
-
-from msgmodel.core.claude_code import import_claude_code
 from msgmodel.core.engine import (
     AssistantMessage,
     Compacted,
@@ -35,14 +37,20 @@ from msgmodel.core.message import (
     TextBlock,
     ToolUseBlock,
     assistant_msg,
+    assistant_text,
     blocks_of,
     tool_result_block,
+    tool_result_msg,
+    tool_results_of,
+    tool_uses_of,
     user_text,
 )
+from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
+from msgmodel.course.knowledge import scan_source
 
-__all__ = ["CC_LINES", "SCENARIOS"]
+__all__ = ["OPENAI_SESSION", "SCENARIOS"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -227,113 +235,135 @@ def _check_fold(answer: Any) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------
-# 07.3 which Claude Code lines are skipped?
+# 07.3 a second format enters through the constructors
 # ---------------------------------------------------------------------------------------
 
-_SESSION: Final = "s07"
+
+def _from_openai_starter(messages: list[dict[str, Any]]) -> list[Message]: ...  # type: ignore[empty-body]  # your code here
 
 
-def _conv(kind: str, uuid: str, parent: str | None, message: dict[str, Any]) -> dict[str, Any]:
-    return {"type": kind, "uuid": uuid, "parentUuid": parent, "message": message}
+def _oa_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def _cc_lines() -> bytes:
-    model = "claude-sonnet-4-6"
-    records: list[dict[str, Any]] = [
-        {"type": "file-history-snapshot", "messageId": "u1", "snapshot": {}, "isSnapshotUpdate": False},
-        _conv("user", "u1", None, {"role": "user", "content": "Why does test_totals fail?"}),
-        _conv(
-            "assistant",
-            "a1",
-            "u1",
-            {"id": "msg_01A", "model": model, "role": "assistant", "content": [{"type": "text", "text": "Run it."}]},
+def _oa_tool(call_id: str, content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+OPENAI_SESSION: Final[list[dict[str, Any]]] = [
+    {"role": "user", "content": "How many retries does the client make?"},
+    {
+        "role": "assistant",
+        "content": "Let me look.",
+        "tool_calls": [
+            _oa_call("call_1", "grep", '{"pattern": "retries", "path": "src/"}'),
+            _oa_call("call_2", "read_file", '{"path": "src/settings.py"}'),
+        ],
+    },
+    _oa_tool("call_1", "src/config.py:5: retries = 3"),
+    _oa_tool("call_2", "no such file: src/settings.py"),
+    {"role": "assistant", "content": "Three."},
+]
+"""A session in OpenAI's Chat Completions shape (ours), shown by exercise 07.3."""
+
+
+def _openai_cases() -> list[tuple[str, list[dict[str, Any]], list[Message]]]:
+    """Each case: a label, a session in OpenAI's shape, and the messages it must become."""
+    grep = ToolUseBlock(id="call_1", name="grep", input={"pattern": "retries", "path": "src/"})
+    read = ToolUseBlock(id="call_2", name="read_file", input={"path": "src/settings.py"})
+    return [
+        (
+            "plain chat",
+            [OPENAI_SESSION[0], {"role": "assistant", "content": "Three."}],
+            [
+                user_text("How many retries does the client make?"),
+                assistant_text("Three."),
+            ],
         ),
-        _conv(
-            "assistant",
-            "a2",
-            "a1",
-            {
-                "id": "msg_01A",
-                "model": model,
-                "role": "assistant",
-                "content": [{"type": "tool_use", "id": "toolu_01", "name": "Bash", "input": {"command": "pytest"}}],
-            },
+        (
+            "OPENAI_SESSION (text, then two parallel calls, their two tool messages, an answer)",
+            OPENAI_SESSION,
+            [
+                user_text("How many retries does the client make?"),
+                assistant_msg([TextBlock("Let me look."), grep, read]),
+                tool_result_msg(
+                    [
+                        tool_result_block("call_1", "src/config.py:5: retries = 3"),
+                        tool_result_block("call_2", "no such file: src/settings.py"),
+                    ]
+                ),
+                assistant_text("Three."),
+            ],
         ),
-        {
-            "type": "progress",
-            "uuid": "p1",
-            "parentUuid": "a2",
-            "sessionId": _SESSION,
-            "data": {"type": "bash_progress"},
-        },
-        _conv(
-            "user",
-            "u2",
-            "a2",
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "1 failed"}]},
+        (
+            "a call with no text (content None) and no arguments ('{}'), then a second round",
+            [
+                {"role": "user", "content": "List the files, then read one."},
+                {"role": "assistant", "content": None, "tool_calls": [_oa_call("call_7", "ls", "{}")]},
+                _oa_tool("call_7", "a.py b.py"),
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [_oa_call("call_8", "read_file", '{"path": "a.py"}')],
+                },
+                _oa_tool("call_8", "x = 1"),
+                {"role": "assistant", "content": "a.py sets x."},
+            ],
+            [
+                user_text("List the files, then read one."),
+                assistant_msg([ToolUseBlock(id="call_7", name="ls", input={})]),
+                tool_result_msg([tool_result_block("call_7", "a.py b.py")]),
+                assistant_msg([ToolUseBlock(id="call_8", name="read_file", input={"path": "a.py"})]),
+                tool_result_msg([tool_result_block("call_8", "x = 1")]),
+                assistant_text("a.py sets x."),
+            ],
         ),
-        {"type": "system", "subtype": "turn_duration", "uuid": "s1", "parentUuid": "u2", "sessionId": _SESSION},
-        _conv(
-            "assistant",
-            "a3",
-            "u2",
-            {
-                "id": "c4b1f7a2-5d0e-4f4e-9d8e-3b1a2c3d4e5f",
-                "model": "<synthetic>",
-                "role": "assistant",
-                "content": [{"type": "text", "text": "No response requested."}],
-            },
-        ),
-        _conv("user", "u3", "a3", {"role": "user", "content": "continue"}),
-        _conv(
-            "assistant",
-            "a4",
-            "u3",
-            {
-                "id": "msg_01B",
-                "model": model,
-                "role": "assistant",
-                "content": [{"type": "text", "text": "The total rounds each line."}],
-            },
-        ),
-        _conv("user", "u4", "a4", {"role": "user", "content": "Fix it in cart.py"}),
-        _conv("user", "u5", "a4", {"role": "user", "content": "Fix it in totals.py"}),
+        ("an empty session", [], []),
     ]
-    lines = [msgspec.json.encode(r) for r in records]
-    lines.append(b'{"type":"assistant","uuid":"a5","parentUuid":"u5","message":{"id":"msg_01C","con')
-    return b"\n".join(lines)
 
 
-CC_LINES: Final[bytes] = _cc_lines()
-"""A small Claude Code transcript (2.1.x style) for 07.3: 13 lines, the last one torn."""
-
-
-def _check_skipped(answer: Any) -> str | None:
-    if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
-        return "Give the skipped line numbers as a list or set of ints, e.g. [1, 5]."
+def _built_by_hand(fn: Callable[..., Any]) -> str | None:
+    """Where the learner's function builds a message or a block without a constructor (``None``: nowhere)."""
     try:
-        predicted = {int(n) for n in answer}
-    except (TypeError, ValueError):
-        return "Give the skipped line numbers as ints, e.g. [1, 5]."
-    session = import_claude_code(CC_LINES, name="session.jsonl")
-    reasons = {s.line: s.reason for s in session.skipped}
-    kept = {no for nos in session.message_lines for no in nos}
-    out_of_range = sorted(n for n in predicted if n not in reasons and n not in kept)
-    if out_of_range:
-        return f"The transcript has lines 1 to {session.line_count}; {out_of_range} are not among them."
-    missed = sorted(set(reasons) - predicted)
-    if missed:
-        n = missed[0]
-        more = f" ({len(missed) - 1} more skipped line(s) missing from your answer.)" if len(missed) > 1 else ""
-        return f"Line {n} is skipped too: {reasons[n]}.{more}"
-    wrongly = sorted(predicted - set(reasons))
-    if wrongly:
-        n = wrongly[0]
-        which = next(i for i, nos in enumerate(session.message_lines) if n in nos)
-        m = session.messages[which]
+        source = textwrap.dedent(inspect.getsource(fn))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Message":
+            return f"line {node.lineno} calls Message(...) by hand"
+    literals = [s for s in scan_source(source) if s.kind in ("block-literal", "message-literal")]
+    if literals:
+        return f"line {literals[0].line} writes a {literals[0].kind.split('-')[0]} as a dict"
+    return None
+
+
+def _check_from_openai(fn: Any) -> str | None:
+    if not callable(fn):
+        return f"give the function itself (from_openai), not {fn!r}."
+    for label, session, expected in _openai_cases():
+        got = fn(copy.deepcopy(session))
+        if not isinstance(got, list) or not all(isinstance(m, Message) for m in got):
+            return f"return a list of Message (built with the constructors); got {got!r} for {label}."
+        if got == expected:
+            continue
+        why = ""
+        results = [m for m in got if tool_results_of(m)]
+        if len(results) > len([m for m in expected if tool_results_of(m)]):
+            why = " The results of one turn travel in ONE user message: one tool_result_msg for a run of tool messages."
+        elif any(isinstance(u.input, str) for m in got for u in tool_uses_of(m)):
+            why = " `arguments` is a JSON string; a tool_use's input is the decoded object (json.loads)."
+        elif any(isinstance(b, TextBlock) and not b.text for m in got for b in blocks_of(m)):
+            why = " An assistant message with content None (or '') has no text block, only its calls."
+        return f"for {label}, got:\n{_show(got)}\nexpected:\n{_show(expected)}{why}"
+    problems = [str(v) for v in validate(fn(copy.deepcopy(OPENAI_SESSION)), as_history=True)]
+    if problems:
+        return f"the messages are right but the history is not valid: {problems[0]}"
+    by_hand = _built_by_hand(fn)
+    if by_hand:
         return (
-            f"Line {n} is kept: it is part of message {which} ({m.role}) of the API view. "
-            "The importer skips only what the model never saw as main-chain conversation."
+            f"the messages are right, but {by_hand}. At the boundary, build with the constructors (user_text, "
+            "assistant_msg, tool_result_msg, tool_result_block, ...): they are the one place that knows the shape."
         )
     return None
 
@@ -346,6 +376,9 @@ def _check_skipped(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="07.1",
+        goal=(
+            "Decide when to consolidate: copies that already disagree and cost something, not a second use imagined."
+        ),
         task="For each scenario of SCENARIOS, say 'now', 'wait' or 'premature': {'a': ..., ..., 'e': ...}.",
         checker=_check_verdicts,
         starter=None,
@@ -362,6 +395,7 @@ exercise(
 exercise(
     Exercise(
         id="07.2",
+        goal="Rebuild the history from events with the constructors: the engine's fold law, written once by you.",
         task=(
             "fold(events): the list of Message that a list of msgmodel.core.engine events describes, from an empty "
             "history, without calling fold_events. A Compacted event's .messages (a tuple of Message, built by the "
@@ -382,14 +416,22 @@ exercise(
 exercise(
     Exercise(
         id="07.3",
-        task="Which lines of CC_LINES does import_claude_code skip? A list or set of line numbers.",
-        checker=_check_skipped,
-        starter=[],
+        task=(
+            "from_openai(messages): a session in OpenAI's Chat Completions shape (user, assistant with tool_calls, "
+            "tool) as a list of Message, built with the constructors only; a run of tool messages is ONE result turn"
+        ),
+        goal=(
+            "Bring a second format in at the boundary, once, through the constructors: the rest of the code "
+            "never learns that format exists."
+        ),
+        checker=_check_from_openai,
+        starter=_from_openai_starter,
         hints=(
-            'Read each line\'s "type" and ask whether it is a message of the conversation at all, and whether it is on'
-            " the chain that leads to the last message.",
-            "msgmodel.core.claude_code.import_claude_code returns the skipped lines, each with a reason; its module "
-            "docstring lists what it skips and why.",
+            "Walk the session once. A user message and a plain assistant message are one constructor each; an "
+            "assistant message with tool_calls becomes text (if any) and calls; tool messages in a row are answers "
+            "to one turn.",
+            "msgmodel.core.message: user_text, assistant_text, assistant_msg([TextBlock, ToolUseBlock(id=, name=, "
+            "input=json.loads(arguments))]), tool_result_msg([tool_result_block(tool_call_id, content), ...]).",
         ),
     )
 )
