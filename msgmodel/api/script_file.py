@@ -72,7 +72,7 @@ class _Error(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class _TurnSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     text: str | None = None
     tool_calls: list[_Call] | None = None
-    content: list[Any] | None = None
+    blocks: list[Any] | None = msgspec.field(default=None, name="content")  # the API's blocks, as given
     stop_reason: str | None = None
     error: int | _Error | None = None
     timeout: bool | float | None = None
@@ -128,7 +128,7 @@ def _fail(source: str, where: str, why: str) -> ScriptFileError:
 def _turn(spec: str | _TurnSpec, source: str, where: str) -> Turn:
     if isinstance(spec, str):
         return spec
-    answer = (spec.text, spec.tool_calls, spec.content, spec.stop_reason)
+    answer = (spec.text, spec.tool_calls, spec.blocks, spec.stop_reason)
     if spec.error is not None or spec.timeout is not None:
         if (spec.error is not None and spec.timeout is not None) or any(v is not None for v in answer):
             raise _fail(source, where, "`error` and `timeout` stand alone in a turn")
@@ -138,9 +138,9 @@ def _turn(spec: str | _TurnSpec, source: str, where: str) -> Turn:
     blocks: list[ContentBlock] = []
     if spec.text is not None:
         blocks.append(TextBlock(spec.text))
-    if spec.content is not None:
+    if spec.blocks is not None:
         try:
-            blocks.extend(blocks_from_api(spec.content, path=f"{where}.content"))
+            blocks.extend(blocks_from_api(spec.blocks, path=f"{where}.content"))
         except DecodeError as e:
             raise ScriptFileError(f"{source}: {e}") from None
     for call in spec.tool_calls or []:
