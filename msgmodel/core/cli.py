@@ -269,6 +269,15 @@ def _looks_like_message(value: object) -> bool:
     return isinstance(value, dict) and ("role" in value or "content" in value)
 
 
+TORN_HINT: Final = (
+    "; it is the last line and has no line end: a torn tail (a crash in the middle of an append), "
+    "which msgmodel.core.storage.repair(path) cuts off"
+)
+"""Added to an unreadable last JSONL line without its ``\\n``: ``storage.load`` reads the file, reports the
+tail as torn, and ``storage.repair`` cuts it (it was never acknowledged). ``check`` still exits 2: the file
+as it stands is not a conversation to commit."""
+
+
 def _is_header(value: object) -> bool:
     from msgmodel.core.storage import HEADER_KEY
 
@@ -293,7 +302,10 @@ def _load_message_jsonl(p: Probe) -> Document:
         try:
             messages.append(_parse_json(line))
         except ValueError as e:
-            raise InputError(p.name, f"line is not JSON ({_line_json_error(e)})", line=no) from None
+            why = f"line is not JSON ({_line_json_error(e)})"
+            if no == p.lines[-1][0] and not p.text.endswith("\n"):  # what a write cut short leaves
+                why += TORN_HINT
+            raise InputError(p.name, why, line=no) from None
         numbers.append(no)
     if not messages or not _is_header(messages[0]):
         return Document("jsonl", messages, lines=tuple(numbers))
