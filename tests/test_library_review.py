@@ -69,3 +69,23 @@ def test_compact_summarizes_the_transcript_it_is_given() -> None:
     assert LONG in seen[0] and result.transcript == seen[0]
     assert len(compact(HISTORY, summarize=summarize, keep_recent=1)) == 2
     assert LONG not in seen[1]  # the default transcript still cuts at 500
+
+
+def test_check_lists_the_apis_answer_first_as_its_docstring_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """m6: the text output is in API-priority order, not line order; that is now said, and held."""
+    from msgmodel.core.protocol import validate
+
+    lines = [
+        '{"role": "user", "content": "hi"}',
+        '{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}',
+        '{"role": "user", "content": [{"type": "text", "text": ""}]}',
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert cli.main(["check", str(path)]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    expected = validate(storage.load(path).messages, as_history=True)[0]
+    assert first == f"{path}:3: {expected}"  # line 3 before line 2: the API's answer first
+    assert "the first one is the 400 the live API would" in " ".join((cli.__doc__ or "").split())

@@ -28,7 +28,9 @@ reading conversation files, telling their format from their content, and printin
     replace the body's own ``model`` / ``thinking.type`` / ``tools``.
 
     Output: ``FILE: <the API's error text>`` and an indented ``hint:`` line per violation,
-    or ``FILE: ok (N messages)``. ``--json`` prints one JSON array instead, an object per
+    or ``FILE: ok (N messages)``. Violations are listed in the order the API checks its rules
+    (``protocol.validate``'s order), not in line order: the first one is the 400 the live API would
+    answer with, and fixing it first is what gets the request through. ``--json`` prints one JSON array instead, an object per
     problem: ``file`` (the file's name, as given or found in a directory), ``line`` (the 1-based
     line in JSONL, also for a line that cannot be read; else null), ``rule``, ``path``, ``message``
     (the text after the path), ``error`` (the API's full error text) and ``hint``. A file that
