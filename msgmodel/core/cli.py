@@ -31,8 +31,9 @@ reading conversation files, telling their format from their content, and printin
     or ``FILE: ok (N messages)``. Violations are listed in the order the API checks its rules
     (``protocol.validate``'s order), not in line order: the first one is the 400 the live API would
     answer with, and fixing it first is what gets the request through. ``--json`` prints one JSON
-    array instead, an object per problem: ``file`` (the file's name, as given or found in a directory), ``line`` (the 1-based
-    line in JSONL, also for a line that cannot be read; else null), ``rule``, ``path``, ``message``
+    array instead, an object per problem: ``file`` (the file's name, as given or found in a
+    directory), ``line`` (the 1-based line in JSONL, also for a line that cannot be read; else
+    null), ``rule``, ``path``, ``message``
     (the text after the path), ``error`` (the API's full error text) and ``hint``. A file that
     cannot be read (missing, over ``MAX_INPUT_BYTES`` or memory, not UTF-8, not JSON, nested deeper than the reader can
     follow) is the user's problem, and is reported as such on stderr in one line (and in the
