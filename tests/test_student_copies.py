@@ -199,7 +199,7 @@ _NOT_A_RESULT = re.compile(
 REVIEWED: dict[tuple[str, str], str] = {
     ("00", "Try `run_agent("): "an invitation to type a question, not the cell's output",
     ("00", '`hint("00.1")`, then'): "how to ask for hints",
-    ("00", "With `ANTHROPIC_API_KEY` set"): "how to reach the real API",
+    ("00", "`client(local=False)`, or `MSGMODEL_LIVE=1`"): "how to reach the real API",
     ("01", "Message 2 is a user message"): "reads the outline just drawn (no question was asked of it)",
     ("01", "The API accepts consecutive messages"): "a protocol fact with a reference",
     ("01", "**Stricter than the protocol, on purpose.**"): "recalls section 3's result, several cells up",
