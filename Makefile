@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: venv lab test check unit nbtest notebooks student bench test-browser test-clients test-runtime test-hub test-hub-real class-share html cheatsheet slides lock clean test-example
+.PHONY: venv lab test check check-class unit nbtest notebooks student bench test-browser test-clients test-runtime test-hub test-hub-real class-share html cheatsheet slides lock clean test-example
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
@@ -53,7 +53,8 @@ bench: venv
 # chromium, installed with apt when /usr/bin/chromium is missing (CI runs as root); never
 # downloads a browser.
 # (The cheat sheet's PDF and the slides, static and live with RISE, are among them; tests/ui/test_slide_fit.py
-# holds every static slide within the 1280×800 screen: `python scripts/measure_slides.py` prints the heights.)
+# holds every static slide to the projector's bounds (1280×800, 60 words, notes, no folded demo, no clipped
+# line, the diagram drawn): `python scripts/measure_slides.py` prints them.)
 CHROMIUM_DEB = @if [ ! -x /usr/bin/chromium ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
@@ -140,13 +141,25 @@ test-clients: $(CLIENTS_STAMP)
 html: venv
 	$(PY) scripts/build_site.py
 
-# The cheat sheet, docs/cheatsheet.md, printed to build/cheatsheet.pdf (A4) by Debian's headless chromium.
+# The class handout, docs/cheatsheet.md, printed to build/cheatsheet.pdf (one A4 page) by Debian's headless
+# chromium; the interview sheet, docs/interview-answers.md, and the students' exit ticket, docs/exit-ticket.md,
+# beside it (build/interview-answers.pdf, build/exit-ticket.pdf).
 cheatsheet: venv
 	$(CHROMIUM_DEB)
 	$(PY) scripts/build_cheatsheet.py
 
-# The core path as static reveal.js slides, build/slides/NN_*.slides.html, with reveal.js copied
-# next to them from npm (slides/package-lock.json): they open from disk, with no network.
+# What a teacher checks the day before the class (scripts/check_class.py; the guide's checklist names each check):
+# Python >= 3.11, the venv's pins, the kernel's environment, the widgets' and RISE's JupyterLab extensions, every
+# chapter run offline within its 10 s, the student copies, the slides and the one-page handout. About a minute.
+check-class: venv slides/node_modules/.installed
+	$(PY) scripts/check_class.py
+
+# The core path as slides for a projector, two decks per chapter from one source (scripts/build_slides.py):
+# the short slide texts of slides/decks/NN.toml over the chapter's core cells, the chapter's prose and the
+# guide's prompts in the speaker notes. Static: build/slides/NN_*.slides.html, with reveal.js copied next to
+# them from npm (slides/package-lock.json): they open from disk, with no network. Live: build/slides/NN_*.ipynb
+# (and rise.css), presented with RISE under `make lab`. Diagrams are the SVGs in docs/diagrams/, drawn by
+# `python scripts/diagrams.py --write` with mermaid from the same npm lock in Debian's chromium.
 slides/node_modules/.installed: slides/package.json slides/package-lock.json
 	cd slides && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@

@@ -112,7 +112,7 @@ def write_share(out: Path) -> None:
     out.mkdir(parents=True)
     docs = out / "docs"
     docs.mkdir()
-    for doc in sorted((REPO / "docs").glob("*.md")):
+    for doc in sorted([*(REPO / "docs").glob("*.md"), *(REPO / "docs").glob("*.svg")]):  # the handout's diagram
         if doc.name != "teacher-guide.md":  # the answer key stays with the teacher
             shutil.copy2(doc, docs / doc.name)
     shutil.copytree(REPO / "bench", out / "bench", ignore=shutil.ignore_patterns("__pycache__"))

@@ -1,11 +1,16 @@
-"""Print the cheat sheet, docs/cheatsheet.md, to an A4 PDF: build/cheatsheet.pdf.
+"""Print the class handout, docs/cheatsheet.md, to one A4 page (build/cheatsheet.pdf), and the interview sheet.
 
 The markdown is rendered with markdown-it-py (CommonMark plus tables, what MyST reads too) into one
 self-contained, print-styled HTML page (build/cheatsheet.html: no script, no font, no stylesheet from
-anywhere else), which Debian's headless Chromium prints to PDF with the page size and margins of the
-page's CSS ``@page`` rule. Nothing touches the network.
+anywhere else; the handout's diagram, docs/handout-protocol.svg, is inlined), which Debian's headless
+Chromium prints to PDF with the page size and margins of the page's CSS ``@page`` rule. Nothing
+touches the network. On screen the same HTML lays out in two balanced columns.
 
-    python scripts/build_cheatsheet.py            # prints "build/cheatsheet.pdf: 1 page(s), N words"
+The handout must print on one page (``SHEETS``); the interview sheet, docs/interview-answers.md (two
+sentences for each of chapter 06's drill questions), on at most two; the students' exit ticket,
+docs/exit-ticket.md, on one, in one column.
+
+    python scripts/build_cheatsheet.py            # prints "build/cheatsheet.pdf: 1 page(s), N words" per sheet
     python scripts/build_cheatsheet.py --html     # the HTML only (no Chromium needed)
 """
 
@@ -25,37 +30,72 @@ from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "docs" / "cheatsheet.md"
+INTERVIEW = ROOT / "docs" / "interview-answers.md"
 BUILD = ROOT / "build"
-MAX_PAGES = 2
+MAX_PAGES = 1
+TICKET = ROOT / "docs" / "exit-ticket.md"
+SHEETS: dict[Path, int] = {SOURCE: MAX_PAGES, INTERVIEW: 2, TICKET: 1}
+"""Each sheet and the pages it may print on."""
+ONE_COLUMN = {TICKET.stem}
+"""Sheets printed in one column: the exit ticket leaves room to write."""
 TIMEOUT_S = 120
+BODY_PT = 9.0
+"""The body text's size: readable on a photocopy (tests/ui/test_cheatsheet_pdf.py measures it in Chromium)."""
 
 CSS = """
-@page { size: A4; margin: 9mm 10mm 9mm 10mm; }
-html { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; font-size: 7.5pt; line-height: 1.25;
+@page { size: A4; margin: 8mm 9mm 8mm 9mm; }
+html { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; font-size: 9pt; line-height: 1.22;
        color: #111; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-body { margin: 0; column-count: 2; column-gap: 5mm; column-fill: auto; }
-h1 { column-span: all; font-size: 12pt; margin: 0 0 1.5mm 0; padding-bottom: 1mm; border-bottom: 0.6pt solid #444; }
-h2 { font-size: 8.2pt; margin: 2mm 0 0.8mm 0; color: #1a4d80; break-after: avoid; }
-p, ol, ul, table, pre { margin: 0 0 1.1mm 0; }
-ol, ul { padding-left: 4mm; }
+body { margin: 0; column-count: 2; column-gap: 5mm; column-fill: balance; }
+h1 { column-span: all; font-size: 12.5pt; margin: 0 0 1.2mm 0; padding-bottom: 0.8mm; border-bottom: 0.6pt solid #444; }
+h2 { font-size: 9.8pt; margin: 1.6mm 0 0.6mm 0; color: #1a4d80; break-after: avoid; }
+p, ol, ul, table, pre { margin: 0 0 1mm 0; }
+ol, ul { padding-left: 4mm; break-inside: avoid; }
 li { margin: 0; }
-code { font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 0.93em; }
-pre { background: #f3f3f3; border-left: 1.2pt solid #b03030; padding: 0.8mm 1.2mm; white-space: pre-wrap;
+code { font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 0.92em; }
+pre { background: #f3f3f3; border-left: 1.2pt solid #b03030; padding: 0.6mm 1.2mm; white-space: pre-wrap;
       overflow-wrap: anywhere; break-inside: avoid; }
-pre code { font-size: 0.9em; }
+pre code { font-size: 8pt; }
+pre.python { border-left-color: #1a4d80; }
 table { border-collapse: collapse; width: 100%; break-inside: avoid; }
 th, td { border: 0.4pt solid #999; padding: 0.3mm 1mm; text-align: left; vertical-align: top; }
 th { background: #e8eef5; }
+figure, p.figure { margin: 0 0 0.6mm 0; break-inside: avoid; }
+svg { display: block; width: 100%; height: auto; max-width: 95mm; }
+@media screen {
+  html { font-size: 15px; }
+  body { max-width: 1200px; margin: 0 auto; padding: 16px 24px; column-gap: 32px; }
+  h1 { font-size: 24px; } h2 { font-size: 18px; } pre code { font-size: 13px; }
+}
+@media screen and (max-width: 760px) { body { column-count: 1; } }
 """
 
 
-def render_html(markdown: str, *, title: str = "msgmodel cheat sheet") -> str:
-    """The sheet as one self-contained HTML page styled for an A4 print."""
+def render_html(markdown: str, *, title: str = "msgmodel class handout", base: Path = SOURCE.parent) -> str:
+    """The sheet as one self-contained HTML page styled for an A4 print (and two columns on screen).
+
+    A markdown image of a local ``.svg`` (relative to ``base``) is inlined, so the page loads nothing.
+    """
     body = MarkdownIt("commonmark").enable("table").render(markdown)
+    body = re.sub(r'<pre><code class="language-(\w+)">', r'<pre class="\1"><code class="language-\1">', body)
+    body = re.sub(r"<p><img [^>]*></p>", lambda m: _inline_svg(m[0], base), body)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )
+
+
+def _inline_svg(tag: str, base: Path) -> str:
+    """``<p><img src="x.svg" alt="…"></p>`` as the SVG itself (its alt text as the SVG's label)."""
+    src = re.search(r'src="([^"]+)"', tag)
+    alt = re.search(r'alt="([^"]*)"', tag)
+    if not src or not src[1].endswith(".svg") or re.match(r"[a-z]+:|/", src[1]):
+        raise ValueError(f"only a local .svg image can be inlined: {tag}")
+    svg = (base / html.unescape(src[1])).read_text(encoding="utf-8")
+    svg = re.sub(r"<\?xml[^>]*>\s*", "", svg).strip()
+    label = html.escape(html.unescape(alt[1])) if alt else ""
+    return f'<p class="figure" role="img" aria-label="{label}">{svg}</p>'
 
 
 def count_words(markdown: str) -> int:
@@ -93,15 +133,19 @@ def print_pdf(html_path: Path, pdf_path: Path) -> None:
 
 
 def build(source: Path = SOURCE, out: Path = BUILD, *, pdf: bool = True) -> tuple[Path, int, int]:
-    """Write ``cheatsheet.html`` (and ``cheatsheet.pdf``) into ``out``: (path, pages, words); pages 0 without PDF."""
+    """Write ``<stem>.html`` (and ``<stem>.pdf``) into ``out``: (path, pages, words); pages 0 without PDF."""
     markdown = source.read_text(encoding="utf-8")
     out.mkdir(parents=True, exist_ok=True)
-    html_path = out / "cheatsheet.html"
-    html_path.write_text(render_html(markdown), encoding="utf-8")
+    html_path = out / f"{source.stem}.html"
+    title = "msgmodel class handout" if source.stem == SOURCE.stem else f"msgmodel: {source.stem.replace('-', ' ')}"
+    page = render_html(markdown, title=title, base=source.parent)
+    if source.stem in ONE_COLUMN:
+        page = page.replace("</style>", "body { column-count: 1; } h2 { margin-top: 4mm; }\n</style>")
+    html_path.write_text(page, encoding="utf-8")
     words = count_words(markdown)
     if not pdf:
         return html_path, 0, words
-    pdf_path = out / "cheatsheet.pdf"
+    pdf_path = out / f"{source.stem}.pdf"
     print_pdf(html_path, pdf_path)
     return pdf_path, count_pages(pdf_path.read_bytes()), words
 
@@ -110,16 +154,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--html", action="store_true", help="write the HTML only")
     args = ap.parse_args(argv)
-    path, pages, words = build(pdf=not args.html)
-    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-    if args.html:
-        print(f"{rel}: {words} words")
-        return 0
-    print(f"{rel}: {pages} page(s), {words} words")
-    if pages > MAX_PAGES:
-        print(f"the cheat sheet must print on at most {MAX_PAGES} A4 pages", file=sys.stderr)
-        return 1
-    return 0
+    status = 0
+    for source, max_pages in SHEETS.items():
+        path, pages, words = build(source, pdf=not args.html)
+        rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        if args.html:
+            print(f"{rel}: {words} words")
+            continue
+        print(f"{rel}: {pages} page(s), {words} words")
+        if pages > max_pages:
+            print(f"{source.name} must print on at most {max_pages} A4 page(s)", file=sys.stderr)
+            status = 1
+    return status
 
 
 if __name__ == "__main__":

@@ -1,12 +1,17 @@
-"""How tall each static slide is: build/slides/NN_*.slides.html opened at 1280×800 in Chromium.
+"""What each static slide shows a class: build/slides/NN_*.slides.html opened at 1280×800 in Chromium.
 
 Every deck is opened from disk in Debian's headless Chromium (``/usr/bin/chromium`` or ``$CHROMIUM``,
 driven by Playwright; nothing is downloaded), every slide is shown in turn with ``Reveal.slide(h, v)``
 and the height of its content is read: the ``scrollHeight`` of the slide's ``<section>``, in the
 deck's own pixels (the deck is 1280×800; reveal.js scales it to the window). A slide over 800 px
-does not fit the screen and scrolls. An output that scrolls inside its own box (the template caps
-outputs) is counted as "boxed". Collapsed ``<details>`` count as closed (as a class first sees
-them). The test that holds the bound is tests/ui/test_slide_fit.py.
+does not fit the screen. Also read on each slide, after the template has fitted it (``fitSlide``):
+the words of prose outside its notes (the slide texts; code, outputs, diagrams and notes not
+counted), whether it has speaker notes, its folded demo cells (a cell tagged ``demo`` inside a
+collapsed ``<details>``), its clipped lines (a text output, code block or table wider than its
+column: text cut off on the right), its outputs that scroll in a box of their own ("boxed"), the
+smallest font of its code, outputs and tables, and its drawn diagrams (an ``<svg>`` that has a size).
+Collapsed ``<details>`` count as closed (as a class first sees them). The test that holds the
+bounds is tests/ui/test_slide_fit.py.
 
     python scripts/measure_slides.py              # every deck in build/slides (make slides first)
     python scripts/measure_slides.py 06 07        # some decks, by number prefix
@@ -36,11 +41,28 @@ INDICES = """() => [...document.querySelectorAll('.reveal .slides > section')].f
   const inner = s.querySelectorAll(':scope > section');
   return inner.length ? [...inner].map((_, v) => [h, v]) : [[h, 0]];
 })"""
-# the slide on screen: its content height, how many of its outputs scroll in their own box, its first words
+# the slide on screen (see the module docstring); words are counted as build_slides.prose_words counts them
 MEASURE = """() => {
   const s = Reveal.getCurrentSlide();
-  const boxed = [...s.querySelectorAll('.jp-OutputArea-output')].filter(o => o.scrollHeight > o.clientHeight + 2);
-  return {height: s.scrollHeight, boxed: boxed.length, text: s.innerText.trim().replace(/\\s+/g, ' ').slice(0, 60)};
+  const shown = e => !e.closest('aside.notes') && !e.closest('details:not([open])');
+  const outputs = [...s.querySelectorAll('.jp-OutputArea-output')].filter(shown);
+  const boxed = outputs.filter(o => o.scrollHeight > o.clientHeight + 2 && getComputedStyle(o).overflowY !== 'visible');
+  const words = [...s.querySelectorAll('.jp-MarkdownCell')].filter(shown).map(c => {
+    const copy = c.cloneNode(true);
+    copy.querySelectorAll('pre, figure, svg').forEach(e => e.remove());
+    return copy.textContent.split(/\\s+/).filter(t => /\\w/.test(t)).length;
+  }).reduce((a, b) => a + b, 0);
+  const texts = [...s.querySelectorAll('pre, table, .jp-OutputArea-output')].filter(shown);
+  const clipped = texts.filter(e => e.scrollWidth > e.clientWidth + 1);
+  const fonts = [...s.querySelectorAll('pre, td, th')].filter(shown).filter(e => e.textContent.trim())
+    .map(e => parseFloat(getComputedStyle(e).fontSize));
+  const notes = s.querySelector('aside.notes');
+  const folded = [...s.querySelectorAll('.celltag_demo details.msg-fold, details.msg-fold .celltag_demo')];
+  const svgs = [...s.querySelectorAll('figure.msg-diagram svg')].filter(g => g.getBoundingClientRect().width > 100);
+  return {height: s.scrollHeight, boxed: boxed.length, words, notes: notes ? notes.textContent.trim().length : 0,
+          folded: folded.length, clipped: clipped.map(e => e.textContent.trim().split('\\n')[0].slice(0, 50)),
+          font: fonts.length ? Math.min(...fonts) : 0, diagrams: svgs.length,
+          text: s.innerText.trim().replace(/\\s+/g, ' ').slice(0, 60)};
 }"""
 
 
@@ -52,6 +74,12 @@ class Slide:
     height: int  # content height in deck pixels
     boxed: int  # outputs on it that scroll inside their own box (taller than the room the slide gives them)
     text: str  # its first words
+    words: int = 0  # words of prose outside its notes
+    notes: int = 0  # characters of speaker notes
+    folded: int = 0  # demo cells shown collapsed
+    clipped: tuple[str, ...] = ()  # the first words of each text output, code block or table wider than its column
+    font: float = 0.0  # the smallest font of its code, outputs and tables, in deck px (0: none on it)
+    diagrams: int = 0  # drawn diagrams (an <svg> with a size)
 
     @property
     def chapter(self) -> str:
@@ -68,10 +96,25 @@ def measure_deck(page: Any, deck: Path, shots: Collection[str] = ()) -> list[Sli
     for n, (h, v) in enumerate(page.evaluate(INDICES), start=1):
         page.evaluate(f"() => Reveal.slide({h}, {v})")
         page.wait_for_function(f"() => {{ const i = Reveal.getIndices(); return i.h === {h} && (i.v || 0) === {v}; }}")
-        page.evaluate("() => new Promise(r => requestAnimationFrame(() => r(null)))")
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(null))))")
         m = page.evaluate(MEASURE)
         where = f"{h}.{v}"
-        out.append(Slide(stem, n, where, int(m["height"]), int(m["boxed"]), m["text"]))
+        out.append(
+            Slide(
+                stem,
+                n,
+                where,
+                int(m["height"]),
+                int(m["boxed"]),
+                m["text"],
+                int(m["words"]),
+                int(m["notes"]),
+                int(m["folded"]),
+                tuple(m["clipped"]),
+                float(m["font"]),
+                int(m["diagrams"]),
+            )
+        )
         if where in shots:
             page.wait_for_timeout(200)
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -105,15 +148,23 @@ def shoot_tallest(browser: Any, slides: list[Slide], n: int) -> None:
 
 
 def report(slides: list[Slide], limit: int = HEIGHT, worst: int = 10) -> str:
-    """Per chapter: slides, how many are over ``limit`` px, the tallest; then the ``worst`` tallest overall."""
-    lines = [f"{'deck':32} slides  over {limit}px  tallest  boxed outputs"]
+    """Per chapter: slides, how many are over ``limit`` px, the tallest, the most words, the slides without notes,
+    the folded demos, the clipped lines, the smallest font and the diagrams; then the ``worst`` tallest overall."""
+    head = "slides  over px  tallest  words  no notes  folded demos  clipped  boxed  min font  diagrams"
+    lines = [f"{'deck':28} {head}"]
+
+    def row(name: str, mine: list[Slide]) -> str:
+        fonts = [s.font for s in mine if s.font]
+        return (
+            f"{name:28} {len(mine):6}  {sum(s.height > limit for s in mine):7}  {max(s.height for s in mine):7}"
+            f"  {max(s.words for s in mine):5}  {sum(not s.notes for s in mine):8}  {sum(s.folded for s in mine):12}"
+            f"  {sum(len(s.clipped) for s in mine):7}  {sum(s.boxed for s in mine):5}  {min(fonts or [0]):8.1f}"
+            f"  {sum(s.diagrams for s in mine):8}"
+        )
+
     for stem in sorted({s.deck for s in slides}):
-        mine = [s for s in slides if s.deck == stem]
-        over = sum(s.height > limit for s in mine)
-        boxed = sum(s.boxed for s in mine)
-        lines.append(f"{stem:32} {len(mine):6}  {over:11}  {max(s.height for s in mine):7}  {boxed:13}")
-    total_over = sum(s.height > limit for s in slides)
-    lines.append(f"{'total':32} {len(slides):6}  {total_over:11}  {'':7}  {sum(s.boxed for s in slides):13}")
+        lines.append(row(stem, [s for s in slides if s.deck == stem]))
+    lines.append(row("total", slides))
     lines.append("tallest:")
     for s in sorted(slides, key=lambda s: -s.height)[:worst]:
         lines.append(f"  {s.chapter} slide {s.number:2} ({s.where}) {s.height:5} px  {s.boxed} boxed  {s.text}")

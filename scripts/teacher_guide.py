@@ -3,13 +3,23 @@
     python scripts/teacher_guide.py           # are the generated blocks up to date? (exit 1 if not)
     python scripts/teacher_guide.py --write   # rewrite them
 
-Three blocks of the guide are generated, each between ``<!-- NAME -->`` and ``<!-- /NAME -->``:
+These blocks of the guide are generated, each between ``<!-- NAME -->`` and ``<!-- /NAME -->``:
 
-* ``lesson-plan``: the 90-minute lesson, one row per chapter of the core route
+* ``class-plan``: the lesson objective, the 90 minutes as taught, the cut cues, pre-reading and
+  homework (``scripts/class_plan.py``);
+* ``checklist``: what to make sure of the day before, each item naming the ``make check-class``
+  check (``scripts/check_class.py``), the make target or the manual step that covers it;
+* ``lesson-plan``: the core route's reading time, one row per chapter of the core route
   (``msgmodel.course.route.core_route()``: its core sections and its minutes by the careful reading
-  model) with the demo to run live (``DEMOS`` below), then the minutes left for questions;
+  model) with the demo to run live (``DEMOS`` below), then the minutes left;
+* ``exit-ticket``: the exit ticket with its answers and rubric (``class_plan.TICKET``); the
+  student's side, without them, is written whole to ``docs/exit-ticket.md``;
 * ``quiz-key``: the answer of every self-check question of chapter 06 (``QUIZ``);
-* ``drill-key``: the key points of every interview question of chapter 06 (``DRILL``).
+* ``drill-key``: the key points of every interview question of chapter 06 (``DRILL``);
+* ``drill-rubric``: how to score the drill's open answers (``class_plan.DRILL_RUBRIC``);
+* ``slide-map``: each live demo by its slide: the chapter, the slide number reveal.js shows on the
+  static deck (and RISE's live deck, the same notebook) and the deck's address of that slide
+  (``scripts/build_slides.py``: the demos are the code cells tagged ``demo``).
 
 ``tests/test_teacher_guide.py`` checks that the guide holds exactly these blocks, so the minutes,
 the quiz answers and the drill's key points cannot drift from the route and the exercise module.
@@ -26,10 +36,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import class_plan  # noqa: E402
+from check_class import CHECKS  # noqa: E402
+
 from msgmodel.course.exercises.ch06 import DRILL, QUIZ  # noqa: E402
 from msgmodel.course.route import Route, core_route  # noqa: E402
 
 GUIDE = ROOT / "docs" / "teacher-guide.md"
+TICKET = ROOT / "docs" / "exit-ticket.md"
 LESSON_MINUTES = 90
 
 DEMOS: dict[str, str] = {
@@ -64,7 +80,7 @@ def lesson_plan(route: Route) -> str:
     spare = round(LESSON_MINUTES - route.total, 1)
     if spare < 0:
         raise ValueError(f"the core route takes {route.total} min, more than the {LESSON_MINUTES}-minute lesson")
-    lines.append(f"| | questions and the exit ticket | | | {spare} | {start:.0f}–{LESSON_MINUTES} |")
+    lines.append(f"| | left over (the class plan pays for questions) | | | {spare} | {start:.0f}–{LESSON_MINUTES} |")
     lines.append(f"| | **total** | | | **{LESSON_MINUTES}** | |")
     return "\n".join(lines)
 
@@ -88,9 +104,34 @@ def drill_key() -> str:
     return "\n".join(lines)
 
 
+def slide_map() -> str:
+    """The live demos by their slides: a row per demo cell (chapter, the lesson plan's demo, slide n/total, address)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_slides
+    import nbformat
+
+    lines = ["| # | demo (the lesson plan's) | cell | slide | static deck |", "|---|---|---|---:|---|"]
+    for path in sorted(build_slides.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        deck = build_slides.deck_notebook(nbformat.read(path, as_version=4), path.stem)
+        total = build_slides.slide_count(deck)
+        for cell, n in build_slides.demo_slides(deck):
+            where = f"`build/slides/{path.stem}.slides.html#/{n - 1}`"
+            lines.append(f"| {path.stem[:2]} | {DEMOS.get(path.stem[:2], '')} | `{cell}` | {n}/{total} | {where} |")
+    return "\n".join(lines)
+
+
 def blocks() -> dict[str, str]:
     """The generated blocks of the guide, by marker name."""
-    return {"lesson-plan": lesson_plan(core_route()), "quiz-key": quiz_key(), "drill-key": drill_key()}
+    return {
+        "class-plan": class_plan.render_plan(),
+        "checklist": class_plan.render_checklist({c.id for c in CHECKS}, class_plan.RUNTIME_MB),
+        "lesson-plan": lesson_plan(core_route()),
+        "exit-ticket": class_plan.render_ticket(teacher=True),
+        "quiz-key": quiz_key(),
+        "drill-key": drill_key(),
+        "drill-rubric": class_plan.render_drill_rubric(tuple((d.question, tuple(d.points)) for d in DRILL)),
+        "slide-map": slide_map(),
+    }
 
 
 def block_pattern(name: str) -> re.Pattern[str]:
@@ -111,14 +152,17 @@ def with_blocks(text: str, new: dict[str, str]) -> str:
 def main(argv: list[str]) -> int:
     text = GUIDE.read_text(encoding="utf-8")
     new = with_blocks(text, blocks())
-    if new == text:
-        print(f"{GUIDE.name}: generated blocks up to date")
+    ticket = class_plan.render_student_ticket()
+    old_ticket = TICKET.read_text(encoding="utf-8") if TICKET.exists() else ""
+    if new == text and ticket == old_ticket:
+        print(f"{GUIDE.name}, {TICKET.name}: generated blocks up to date")
         return 0
     if "--write" in argv:
         GUIDE.write_text(new, encoding="utf-8")
-        print(f"{GUIDE.name}: generated blocks rewritten")
+        TICKET.write_text(ticket, encoding="utf-8")
+        print(f"{GUIDE.name}: generated blocks rewritten; {TICKET.name} written")
         return 0
-    print(f"{GUIDE.name}: stale; run `python scripts/teacher_guide.py --write`", file=sys.stderr)
+    print(f"{GUIDE.name} or {TICKET.name}: stale; run `python scripts/teacher_guide.py --write`", file=sys.stderr)
     return 1
 
 

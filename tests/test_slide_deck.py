@@ -8,6 +8,7 @@ presented, statically and live with RISE) is tests/ui/test_slides.py.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import nbformat
@@ -84,12 +85,13 @@ def test_static_slides_load_nothing_remote(ch: build_notebooks.Chapter) -> None:
 
 
 def test_the_drills_model_answers_are_on_the_static_deck() -> None:
-    """Chapter 06's drill is on the core route: its static slides carry every model answer (folded)."""
+    """Chapter 06's drill is on the core route: its static slides carry every model answer."""
     import html
 
     from msgmodel.course.exercises.ch06 import DRILL
 
-    nb = build_slides.fit_to_screen(nbformat.read(build_notebooks.NOTEBOOKS / "06_interview_followups.ipynb", 4))
+    stem = "06_interview_followups"
+    nb = build_slides.deck_notebook(nbformat.read(build_notebooks.NOTEBOOKS / f"{stem}.ipynb", 4), stem)
     page, _ = build_slides.exporter().from_notebook_node(nb, resources={"metadata": {"name": "06"}})
     assert all(html.escape(d.answer) in page for d in DRILL)
 
@@ -122,46 +124,104 @@ def test_a_long_code_cell_starts_a_subslide_and_prose_counts_its_wrapped_lines()
     assert build_notebooks.slide_types([cell("markdown", "# T"), cell("markdown", wide)]) == ["slide", "subslide"]
 
 
-def test_long_and_setup_only_code_folds_on_the_deck() -> None:
-    assert build_slides.fold_label("\n".join(["x = 1"] * (build_slides.FOLD_LINES + 1))) is not None
+def test_only_setup_and_hidden_code_folds_and_a_demo_never() -> None:
+    assert build_slides.fold_label("\n".join(["x = 1"] * 40)) is None, "long code is shown (the stylesheet wraps it)"
     assert build_slides.fold_label("x = 1\nprint(x)") is None
     assert build_slides.fold_label("import json\n\nfrom msgmodel import user_text  # the constructor") is not None
     assert build_slides.fold_label("import json\nprint(json.dumps(1))") is None
     # a cell whose input the notebook hides (and the reading clock does not count) folds on the deck too
     assert build_slides.fold_label("x = 1", {"tags": ["core", "hide-input"]}) is not None
     assert build_slides.fold_label("x = 1", {"jupyter": {"source_hidden": True}}) is not None
+    # a demo is shown whatever it holds
+    assert build_slides.fold_label("import json", {"tags": ["core", "demo", "hide-input"]}) is None
 
 
-def test_markdown_pages_cut_at_sections_and_long_prose_and_lose_no_text() -> None:
-    para = "word " * 150  # several screen lines
-    source = "\n\n".join(["## How", "### 1. First", para, "```python\nx = 1\n\ny = 2\n```", "### 2. Second", para])
-    pages = build_slides.markdown_pages(source)
-    assert pages[0].startswith("## How\n\n### 1. First"), "a heading-only page stays with its first section"
-    assert any(p.startswith("### 2. Second") for p in pages)
-    assert all("```python\nx = 1\n\ny = 2\n```" in p for p in pages if "```" in p), "a fence was cut"
-    assert [b for p in pages for b in build_slides.markdown_blocks(p)] == build_slides.markdown_blocks(source)
-    long = "\n\n".join(["### A"] + [f"paragraph {n}: " + "word " * 60 for n in range(20)])
-    assert len(build_slides.markdown_pages(long)) > 1
-    assert all(build_slides.screen_lines(p) <= build_slides.MD_LINES for p in build_slides.markdown_pages(long))
-    assert build_slides.markdown_pages("short text") == ["short text"]
+def test_prose_words_count_the_text_not_code_diagrams_or_link_targets() -> None:
+    text = "## How\n\nOne `tool_use` [link text](https://example.com/a/b) here.\n\n```mermaid\nA->>B: x y z\n```\n"
+    assert build_slides.prose_words(text) == 6  # How, One, `tool_use`, link, text, here.
+    assert build_slides.prose_words("| a | b |\n|---|---|\n| c d | e |") == 5
+
+
+def _slides(deck: nbformat.NotebookNode) -> list[list[nbformat.NotebookNode]]:
+    """The cells of each slide of a deck notebook (skipped cells left out)."""
+    slides: list[list[nbformat.NotebookNode]] = []
+    for c in deck.cells:
+        kind = c.metadata["slideshow"]["slide_type"]
+        if kind == "skip":
+            continue
+        if kind in ("slide", "subslide"):
+            slides.append([])
+        slides[-1].append(c)
+    return slides
 
 
 @pytest.mark.parametrize("ch", CHAPTERS, ids=[c.stem for c in CHAPTERS])
-def test_fitting_a_chapter_to_the_screen_keeps_its_core_path(ch: build_notebooks.Chapter) -> None:
+def test_every_slide_is_short_has_notes_and_shows_its_demo(ch: build_notebooks.Chapter) -> None:
+    """The issue's bounds, on the deck notebook both decks are made of (the browser measures the static one too)."""
     nb = nbformat.read(build_notebooks.NOTEBOOKS / ch.ipynb, as_version=4)
-    fitted = build_slides.fit_to_screen(nb)
+    deck = build_slides.deck_notebook(nb, ch.stem)
+    slides = _slides(deck)
+    assert len(slides) == build_slides.slide_count(deck) >= 8
+    for n, cells in enumerate(slides, start=1):
+        shown = [c for c in cells if c.metadata["slideshow"]["slide_type"] != "notes"]
+        notes = [c for c in cells if c.metadata["slideshow"]["slide_type"] == "notes"]
+        words = sum(build_slides.prose_words(c.source) for c in shown if c.cell_type == "markdown")
+        assert words <= build_slides.WORDS_MAX, f"slide {n}: {words} words of prose"
+        assert len(notes) == 1 and notes[0] is cells[-1], f"slide {n}: its notes are not its last cell"
+        assert notes[0].source.startswith("**Clock "), f"slide {n}: no clock cue"
+    demos = [c for c in deck.cells if c.cell_type == "code" and build_slides.DEMO_TAG in c.metadata.get("tags", ())]
+    assert demos, f"{ch.stem}: no cell tagged demo"
+    assert not [c.get("id") for c in demos if c.metadata.get("slide_fold")], "a folded demo"
+    demo_notes = "\n".join(c.source for c in deck.cells if c.metadata["slideshow"]["slide_type"] == "notes")
+    assert "**Common wrong answers**" in demo_notes and "**Discussion prompts**" in demo_notes
 
-    def shown(n: nbformat.NotebookNode) -> list[tuple[str, str]]:
-        out = []
-        for c in n.cells:
-            if c.metadata["slideshow"]["slide_type"] != "skip":
-                blocks = build_slides.markdown_blocks(c.source) if c.cell_type == "markdown" else [c.source]
-                out += [(c.cell_type, b) for b in blocks]
-        return out
 
-    assert shown(fitted) == shown(nb), "the deck shows other text than the core path"
-    assert [c.metadata["slideshow"]["slide_type"] for c in fitted.cells].count("slide") == [
-        c.metadata["slideshow"]["slide_type"] for c in nb.cells
-    ].count("slide"), "fitting moved a slide (a ## section) boundary"
-    assert len({c["id"] for c in fitted.cells}) == len(fitted.cells)
-    assert "slide_fold" not in str([c.metadata for c in nb.cells]), "the committed notebook was changed"
+@pytest.mark.parametrize("ch", CHAPTERS, ids=[c.stem for c in CHAPTERS])
+def test_the_deck_keeps_the_core_path_and_the_chapter_prose_goes_to_the_notes(ch: build_notebooks.Chapter) -> None:
+    nb = nbformat.read(build_notebooks.NOTEBOOKS / ch.ipynb, as_version=4)
+    before = copy.deepcopy(nb)
+    deck = build_slides.deck_notebook(nb, ch.stem)
+    assert nb == before, "the chapter's notebook was changed"
+    core = [c for c in nb.cells if c.metadata["slideshow"]["slide_type"] != "skip"]
+    code = [c.source for c in deck.cells if c.cell_type == "code" and c.metadata["slideshow"]["slide_type"] != "skip"]
+    assert code == [c.source for c in core if c.cell_type == "code"], "the deck shows other code than the core path"
+    notes = "\n".join(c.source for c in deck.cells if c.metadata["slideshow"]["slide_type"] == "notes")
+    for c in core:
+        if c.cell_type == "markdown":
+            prose = build_slides.diagrams.FENCE.sub("*(the diagram on the slide)*", c.source)
+            assert prose in notes, f"{c.get('id')}: its prose is not in the notes"
+    assert len({c.get("id") for c in deck.cells}) == len(deck.cells)
+
+
+def test_a_deck_entry_for_a_changed_cell_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stem = "01_orphan_tool_result"
+    nb = nbformat.read(build_notebooks.NOTEBOOKS / f"{stem}.ipynb", as_version=4)
+    text = build_slides.deck_file(stem).read_text(encoding="utf-8")
+    monkeypatch.setattr(build_slides, "DECKS", tmp_path)
+    (tmp_path / "01.toml").write_text(text.replace('starts = "## What"', 'starts = "## Wot"'), encoding="utf-8")
+    with pytest.raises(SystemExit, match="does not start"):
+        build_slides.deck_notebook(nb, stem)
+    long = text.replace("## What\n", "## What\n\n" + "word " * 61 + "\n", 1)
+    (tmp_path / "01.toml").write_text(long, encoding="utf-8")
+    with pytest.raises(SystemExit, match="words on a slide"):
+        build_slides.deck_notebook(nb, stem)
+    cut = text[: text.index('[[slide]]\ncell = "01-003"')]
+    (tmp_path / "01.toml").write_text(cut, encoding="utf-8")
+    with pytest.raises(SystemExit, match="no slide text for core cell 01-003"):
+        build_slides.deck_notebook(nb, stem)
+
+
+def test_every_diagram_is_drawn_and_the_decks_carry_the_svg() -> None:
+    import diagrams
+
+    assert diagrams.main([]) == 0, "a diagram is not drawn or an SVG is stale: python scripts/diagrams.py --write"
+    fences = diagrams.all_fences()
+    assert fences, "the series has no diagram (chapter 00 draws the four messages)"
+    for source in fences.values():
+        assert diagrams.drawn(source).startswith("<svg"), "an SVG that is not one"
+    stem = "00_start_here"
+    deck = build_slides.deck_notebook(nbformat.read(build_notebooks.NOTEBOOKS / f"{stem}.ipynb", 4), stem)
+    page, _ = build_slides.exporter().from_notebook_node(deck, resources={"metadata": {"name": stem}})
+    assert '<pre class="mermaid">' in page
+    drawn = diagrams.inline_svgs(page)
+    assert '<pre class="mermaid">' not in drawn and drawn.count('<figure class="msg-diagram"') == 1

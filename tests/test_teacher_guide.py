@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import build_student
+import class_plan
 import pytest
 import teacher_guide
 from guide import GUIDE, ROOT, answer_key, chapter_exercises, checked_names, guide_text, key_answer
@@ -151,7 +152,7 @@ def test_the_guide_has_goals_prompts_and_wrong_answers_for_every_chapter() -> No
 
 
 def test_the_guide_parses_as_intended() -> None:
-    """Parsed as CommonMark (what GitHub and myst start from): one list per key, one table, 24 python fences."""
+    """Parsed as CommonMark (what GitHub and myst start from): one list per key, four tables, the python fences."""
     markdown_it = pytest.importorskip("markdown_it")
     tokens = markdown_it.MarkdownIt("commonmark").enable("table").parse(guide_text())
     top = [t for t in tokens if t.level == 0]
@@ -159,7 +160,20 @@ def test_the_guide_parses_as_intended() -> None:
     items = [t for t in tokens if t.type == "list_item_open" and t.level == 1]
     lists = [t for t in top if t.type == "ordered_list_open"]
     assert [sum(1 for i in items if lst.map[0] <= i.map[0] < lst.map[1]) for lst in lists] == [len(QUIZ), len(DRILL)]
-    assert sum(t.type == "table_open" for t in top) == 1
-    assert sum(t.type == "tr_open" for t in tokens) == 1 + len(core_route().chapters) + 2
+    assert sum(t.type == "table_open" for t in top) == 4  # the class plan, the reading time, the drill rubric, the slide map
+    demos = teacher_guide.slide_map().count("\n") - 1
+    rows = (1 + len(class_plan.PLAN) + 1) + (1 + len(core_route().chapters) + 2) + (1 + len(DRILL)) + (1 + demos)
+    assert sum(t.type == "tr_open" for t in tokens) == rows
     fences = [t for t in top if t.type == "fence"]
-    assert [t.info for t in fences] == ["python"] * len(IDS)
+    assert [t.info for t in fences] == ["python"] * (len(IDS) + 2)  # the key, and the exit ticket's two snippets
+
+
+def test_the_slide_map_names_every_demo_by_its_slide() -> None:
+    """Each chapter's demo (a code cell tagged ``demo``) with its slide on the deck, as the deck builder counts."""
+    generated = teacher_guide.slide_map()
+    assert block("slide-map") == generated, "stale slide map: run `python scripts/teacher_guide.py --write`"
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in generated.splitlines()[2:]]
+    assert {r[0] for r in rows} == {c.chapter for c in core_route().chapters}, "a chapter without a demo"
+    for chapter, _demo, cell, slide, where in rows:
+        n, total = (int(x) for x in slide.split("/"))
+        assert 1 <= n <= total and cell.strip("`").startswith(chapter) and f"#/{n - 1}`" in where

@@ -11,7 +11,7 @@ So every relative link means on the site what it means in the repository, and a 
 
 Offline, by construction: myst-nb renders the committed outputs (nothing is executed), a widget
 output shows its static ``text/html`` fallback (its widget view is dropped and no widget manager
-script is loaded), mermaid diagrams show their source, nothing uses math, and the theme (furo)
+script is loaded), a mermaid diagram is its committed SVG (scripts/diagrams.py), nothing uses math, and the theme (furo)
 ships its fonts, scripts and styles in ``_static/``. ``tests/test_site.py`` checks that no page
 references an external script, stylesheet or font and that every local link and anchor resolves.
 """

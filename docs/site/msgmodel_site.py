@@ -14,16 +14,19 @@
   highlighted source page (``_modules/msgmodel/core/compact.html``, made by ``sphinx.ext.viewcode`` for
   every module of the API reference). Any other file a page links to (``../bench/run.py``) is copied
   to ``_downloads/`` by Sphinx, as MyST makes such links downloads: no link leads nowhere.
-* Mermaid. Chapters 00 and 03 draw diagrams in ```` ```mermaid ```` fences. Drawing them needs
-  mermaid.js from a CDN, which the site never loads; the page shows the diagram's source as a
-  plain code block, and Pygments is told that ``mermaid`` is plain text (otherwise it warns). Likewise
-  ``jsonl`` (the session files of ``docs/``) is highlighted as JSON.
+* Diagrams. A chapter draws a diagram in a ```` ```mermaid ```` fence (chapter 00's four messages).
+  The site loads no mermaid.js: each fence becomes the SVG that ``scripts/diagrams.py`` drew and
+  committed (``docs/diagrams/``), inline in the page, in a ``<figure class="msg-diagram">``; a fence
+  without its SVG is a build error naming the command that draws it. ``jsonl`` (the session files
+  of ``docs/``) is highlighted as JSON.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import sys
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -31,6 +34,10 @@ from pygments.lexers.data import JsonLexer
 from pygments.lexers.special import TextLexer
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import diagrams  # (scripts/diagrams.py: the committed SVG of every mermaid diagram)
 
 
 def jupyter_anchor(heading_text: str) -> str:
@@ -80,8 +87,23 @@ def link_sources_to_viewcode(app: Sphinx, doctree: nodes.document, docname: str)
         node.replace_self(link)
 
 
+def draw_diagrams(app: Sphinx, doctree: nodes.document) -> None:
+    """Replace every mermaid code block of the document just read by its drawn SVG."""
+    for node in list(doctree.findall(nodes.literal_block)):
+        if node.get("language") != "mermaid":
+            continue
+        source = node.astext()
+        try:
+            svg = diagrams.drawn(source)
+        except LookupError as e:
+            raise ExtensionError(f"{app.env.docname}: {e}") from None
+        figure = f'<figure class="msg-diagram" data-diagram="{diagrams.key(source)}">{svg}</figure>'
+        node.replace_self(nodes.raw("", figure, format="html"))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_lexer("mermaid", TextLexer)
+    app.connect("doctree-read", draw_diagrams)
     app.add_lexer("jsonl", JsonLexer)
     app.connect("source-read", drop_widget_state)
     app.connect("doctree-resolved", link_sources_to_viewcode)

@@ -133,7 +133,7 @@ OPTION_SOURCES: Final[Mapping[str, str]] = {
     "opt_typeddict": textwrap.dedent(
         """
         import json
-        from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
+        from typing import Any, Literal, NotRequired, Required, TypeAlias, TypedDict, cast
 
         class TextBlock(TypedDict):
             type: Literal["text"]
@@ -150,11 +150,11 @@ OPTION_SOURCES: Final[Mapping[str, str]] = {
             name: str
             input: dict[str, Any]
 
-        class ToolResultBlock(TypedDict):
-            type: Literal["tool_result"]
-            tool_use_id: str
-            content: NotRequired[str | list[TextBlock]]
-            is_error: NotRequired[bool]
+        class ToolResultBlock(TypedDict, total=False):  # spelled as the SDK's ToolResultBlockParam
+            tool_use_id: Required[str]
+            type: Required[Literal["tool_result"]]
+            content: str | list[TextBlock]
+            is_error: bool
 
         ContentBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
 

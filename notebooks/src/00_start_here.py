@@ -198,7 +198,7 @@ for i, wire in enumerate(to_api(history)):
 # Break rule 2. The user asks a follow-up; a naive compaction keeps only "the last three messages", so the request
 # opens with the tool result and its `tool_use` is gone:
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 follow_up = user_text("Which Python version does it need?")
 window = [*history, follow_up][-3:]
 try:

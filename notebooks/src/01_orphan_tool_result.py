@@ -92,7 +92,7 @@ outline(from_api(engine.messages))
 # `keep=6`, then `keep=7`, which a teammate picks for a little more context. `RecordingCompactor` keeps every history
 # the compactor was handed; `first_400` submits the prompts until the API refuses one:
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 from msgmodel.course.legacy import compact29
 from msgmodel.course.legacy.harness import RecordingCompactor, first_400
 from msgmodel.course.sessions import PROMPTS
@@ -116,7 +116,7 @@ for keep in (6, 7):
 # Both runs handed the compactor the same 13 messages the first time. `keep=7` kept `history[-7:]`, `keep=6` one
 # message less:
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 before = from_api(compactor.handed[-1])
 start = len(before) - 7
 outline(before, {start: "history[-7:] starts here: refused", start + 1: "history[-6:] starts here: accepted"})

@@ -156,7 +156,7 @@ print(summary_authority)
 # holds. `probe_table` asks them with regular expressions over `RuleModel`'s format; a real agent
 # would ask a model, but either way the answer can only come from the summary's text.
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 from msgmodel.course.sessions import probe_table
 
 summaries = {"step 30": summary_step30, "authority": summary_authority}

@@ -197,7 +197,7 @@ for name, site in buggy.items():
 # types them (`dict[str, Any]`, in `loop_any`), and as a `TypedDict` naming the block's fields, as the SDK's
 # `ToolResultBlockParam` does (in `loop_typed`). `RESULT` stands for the annotation; nothing else changes.
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 from msgmodel.course.teaching import type_check
 
 LOOP = """\

@@ -222,7 +222,7 @@ print(transcript_of(history))
 # which compiles whichever kind you forget; `assert_never(b)` turns the omission into a type error that names the
 # missing class (`forgot_a_kind`). `mypy --strict` on both:
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 type_check({
     "wrong_branch": """\
         from msgmodel import ContentBlock

@@ -64,7 +64,7 @@ for module in (msgmodel.core.compact, msgmodel.core.engine, msgmodel.core.storag
 # starts at); `summarizer_from_client(client)` makes the `summarize` function `compact` calls out of a Messages
 # client. On chapter 01's 13 messages (`slicing_session` is chapter 01's run), then sent compacted to the local API:
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 from msgmodel import is_clean_user_start, to_api
 from msgmodel.api import demo_registry, local_client
 from msgmodel.core.compact import compact, plan_compaction, summarizer_from_client

@@ -226,7 +226,7 @@ for file, functions in exhaustive_block_matches(Path(msgmodel.__file__).parent, 
 # A compacted history holds the same block objects as the saved one. With plain dicts, a "harmless" cleanup run on
 # the compactor's window edits the saved history too, a signed thinking block included:
 
-# %% tags=["core"]
+# %% tags=["core", "demo"]
 from msgmodel import TextBlock, ThinkingBlock
 
 signed_text = "Check trailing spaces.  "

@@ -82,6 +82,9 @@ def _mirror_repo(root: Path) -> None:
     shutil.copytree(Path(__file__).parent / "notebooks", root / "selfcheck")
 
 
+_LAB_ROOTS: dict[str, Path] = {}  # the root directory of the lab server at each URL
+
+
 @pytest.fixture(scope="session")
 def lab_url() -> Iterator[str]:
     tmp = Path(tempfile.mkdtemp(prefix="msgmodel-ui-"))
@@ -139,6 +142,7 @@ def lab_url() -> Iterator[str]:
                 time.sleep(0.25)
         else:
             raise RuntimeError(f"jupyter lab did not start within 60 s; see {tmp / 'lab.log'}")
+        _LAB_ROOTS[base] = root
         yield base
     finally:
         proc.terminate()
@@ -149,6 +153,12 @@ def lab_url() -> Iterator[str]:
             proc.wait()
         log.close()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def lab_root(lab_url: str) -> Path:
+    """The lab server's root directory (a mirror of the repository without ``build/``): a test may write there."""
+    return _LAB_ROOTS[lab_url]
 
 
 @pytest.fixture(scope="session")

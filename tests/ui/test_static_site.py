@@ -137,3 +137,26 @@ def test_api_reference(site_url: str, page: Any, offline: list[str], screenshots
     assert "user_text" in user_text.inner_text()
     page.screenshot(path=str(screenshots / "site-api.png"))
     assert not offline, f"the site asked other hosts for: {offline}"
+
+
+def test_every_diagram_is_drawn(site_url: str, page: Any, offline: list[str], screenshots: Path) -> None:
+    """A mermaid fence (chapter 00's four messages) is its committed SVG in the page, drawn, not its source."""
+    import diagrams
+
+    pages = {}  # chapter -> the diagrams its source draws
+    for src in sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py")):
+        found = [diagrams.key(f) for f in diagrams.fences(src.read_text(encoding="utf-8"))]
+        if found:
+            pages[src.stem] = found
+    assert "00_start_here" in pages
+    for chapter, keys in pages.items():
+        page.goto(site_url + f"notebooks/{chapter}.html", wait_until="load")
+        assert page.locator("article pre", has_text="sequenceDiagram").count() == 0, "a diagram shows its source"
+        for key in keys:
+            svg = page.locator(f'article figure.msg-diagram[data-diagram="{key}"] svg')
+            svg.scroll_into_view_if_needed()
+            box = svg.bounding_box()
+            assert box and box["width"] > 200 and box["height"] > 100, (chapter, key, box)
+            assert svg.locator("text").count() >= 4, "the drawing has no labels"
+        page.screenshot(path=str(screenshots / f"site-diagram-{chapter}.png"))
+    assert not offline, f"the site asked other hosts for: {offline}"
