@@ -160,7 +160,8 @@ def test_the_guide_parses_as_intended() -> None:
     items = [t for t in tokens if t.type == "list_item_open" and t.level == 1]
     lists = [t for t in top if t.type == "ordered_list_open"]
     assert [sum(1 for i in items if lst.map[0] <= i.map[0] < lst.map[1]) for lst in lists] == [len(QUIZ), len(DRILL)]
-    assert sum(t.type == "table_open" for t in top) == 4  # the class plan, the reading time, the drill rubric, the slide map
+    # the class plan, the reading time, the drill rubric, the slide map
+    assert sum(t.type == "table_open" for t in top) == 4
     demos = teacher_guide.slide_map().count("\n") - 1
     rows = (1 + len(class_plan.PLAN) + 1) + (1 + len(core_route().chapters) + 2) + (1 + len(DRILL)) + (1 + demos)
     assert sum(t.type == "tr_open" for t in tokens) == rows
