@@ -199,7 +199,7 @@ _NOT_A_RESULT = re.compile(
 REVIEWED: dict[tuple[str, str], str] = {
     ("00", "Try `run_agent("): "an invitation to type a question, not the cell's output",
     ("00", '`hint("00.1")`, then'): "how to ask for hints",
-    ("00", "With `ANTHROPIC_API_KEY` set"): "how to reach the real API",
+    ("00", "`client(local=False)`, or `MSGMODEL_LIVE=1`"): "how to reach the real API",
     ("00", "Rules 2 and 3 are the **pairing rules**"): "rule numbers of the table, not the wire listing's indexes",
     ("00", "Rules 1, 2, 3 and 5 rest on captured"): "rule numbers of the table, not the wire listing's indexes",
     ("01", "Message 2 is a user message"): "reads the outline just drawn (no question was asked of it)",

@@ -269,11 +269,11 @@ show(session)
 #   one); its outputs are deterministic (fixed ids, fixed seeds, no clocks), so they can be committed and re-checked.
 # * **Exercises** are checked by `check("00.1", answer)`. A committed notebook shows each one unattempted. Stuck?
 #   `hint("00.1")`, then `hint("00.1", 2)`; `reveal("00.1", confirm=True)` shows a reference solution.
-# * **The real API.** Only the line that makes the client is local. With `ANTHROPIC_API_KEY` set in the environment
-#   (never in a notebook), `msgmodel.api.client()` returns a plain `anthropic.Anthropic()`; `client(local=True)` or
-#   `MSGMODEL_OFFLINE=1` forces the local API. The 400s should match where a live capture exists (chapter 01); a
-#   real model writes its own text and ids, so cells that assume the script may need a change. To serve the local
-#   API to other programs: `python -m msgmodel serve --port 8765`.
+# * **The real API.** Only the line that makes the client is local. `msgmodel.api.client()` returns a plain
+#   `anthropic.Anthropic()` only when asked: `client(local=False)`, or `MSGMODEL_LIVE=1` with `ANTHROPIC_API_KEY` in
+#   the environment (never in a notebook); a key alone is not enough. The 400s should match where a live capture
+#   exists (chapter 01); a real model writes its own text and ids, so cells that assume the script may need a change.
+#   To serve the local API to other programs: `python -m msgmodel serve --port 8765`.
 #
 # #### Glossary
 #
