@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=60 -p no:cacheprovider
 
-.PHONY: venv lab test check check-class unit nbtest notebooks translations student bench test-browser test-clients test-runtime test-hub test-hub-real class-share html cheatsheet slides lock clean
+.PHONY: venv lab test check check-class unit nbtest notebooks translations student bench test-browser test-clients test-runtime test-hub test-hub-real class-share html cheatsheet slides lock clean test-example
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "msgmodel needs Python >= 3.11")'
@@ -23,9 +23,10 @@ lab: venv
 test: check unit nbtest
 
 check: venv
-	$(VENV)/bin/ruff check msgmodel tests bench scripts classroom docs/site $(wildcard notebooks/src)
-	$(VENV)/bin/ruff format --check msgmodel tests bench scripts classroom docs/site
+	$(VENV)/bin/ruff check msgmodel tests bench scripts classroom docs/site examples $(wildcard notebooks/src)
+	$(VENV)/bin/ruff format --check msgmodel tests bench scripts classroom docs/site examples
 	$(VENV)/bin/mypy --strict msgmodel
+	$(VENV)/bin/mypy --strict examples/agent/myagent examples/agent/tests
 
 unit: venv
 	$(PY) -m pytest tests -q
@@ -78,6 +79,19 @@ test-runtime: venv
 	@echo "install size: runtime $$(du -sm $(RUNTIME_VENV) | cut -f1) MB, development $$(du -sm $(VENV) | cut -f1) MB"
 	$(RUNTIME_VENV)/bin/python scripts/run_chapters.py
 
+# The example agent (examples/agent/) tested where a user runs it: msgmodel's wheel is built from
+# this checkout, installed NOT editable with [api] (and pytest) into a fresh venv, and the example's
+# own suite runs there, using the pytest plugin's `msgmodel_api` fixture. Pinned by constraints.txt.
+EXAMPLE_VENV := build/example-venv
+test-example:
+	rm -rf $(EXAMPLE_VENV) build/example-wheel
+	$(PYTHON) -m venv $(EXAMPLE_VENV)
+	$(EXAMPLE_VENV)/bin/python -m pip wheel --quiet --disable-pip-version-check --no-deps -w build/example-wheel .
+	$(EXAMPLE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt \
+		"$$(ls build/example-wheel/msgmodel_anthropic-*.whl)[api]" pytest
+	cd examples/agent && ../../$(EXAMPLE_VENV)/bin/python -c 'import msgmodel, sys; assert "site-packages" in msgmodel.__file__, msgmodel.__file__' \
+		&& ../../$(EXAMPLE_VENV)/bin/python -m pytest -q
+
 # A class on one JupyterHub. The hub venv, build/hub-venv, is the class image's requirements
 # (classroom/requirements.txt: the series, JupyterHub, nbgrader) with msgmodel editable; the proxy
 # comes from npm (classroom/package-lock.json); build/class-share is what every home links to
@@ -129,7 +143,7 @@ test-clients: $(CLIENTS_STAMP)
 
 # The documentation site in build/site/ (open build/site/index.html; no network at build or read time):
 # Sphinx + myst-nb + furo over the chapters' committed outputs (nothing is re-executed), docs/*.md,
-# bench/RESULTS.md, the README and the API reference of msgmodel.core; configuration in docs/site/.
+# bench/RESULTS.md, the README and the API reference of msgmodel.core and msgmodel.api; configuration in docs/site/.
 # tests/test_site.py (in `make unit`) builds it fresh and checks every link; the browser read is in test-browser.
 html: venv
 	$(PY) scripts/build_site.py

@@ -17,14 +17,22 @@ __all__ = ["COMMANDS", "main"]
 
 
 def _configure_serve(parser: argparse.ArgumentParser) -> None:
-    from msgmodel.api.server import configure_serve
-
+    try:
+        from msgmodel.api.server import configure_serve
+    except ImportError:  # no [api] extra: `serve` takes its arguments and reports the missing extra when run
+        for option in ("--port", "--host", "--script"):
+            parser.add_argument(option, help=argparse.SUPPRESS)
+        parser.add_argument("--any-model", action="store_true", help=argparse.SUPPRESS)
+        return
     configure_serve(parser)
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from msgmodel.api.server import run_serve
-
+    try:
+        from msgmodel.api.server import run_serve
+    except ImportError as e:  # MissingExtraError names the extra and the install line
+        print(f"msgmodel serve: {e}", file=sys.stderr)
+        return 2
     return run_serve(args)
 
 

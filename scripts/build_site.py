@@ -6,7 +6,8 @@
 
 The pages are the chapters ``notebooks/NN_*.ipynb`` with their committed outputs (nothing is
 executed), every ``docs/*.md``, ``bench/RESULTS.md``, the README, and an API reference of
-``msgmodel.core`` generated from its docstrings (one page per public module). The Sphinx
+``msgmodel.core`` and ``msgmodel.api`` (the local Messages API and the testing kit, with the pytest
+plugin ``msgmodel.pytest_plugin``) generated from their docstrings (one page per public module). The Sphinx
 configuration, the root page and the site's extension are in ``docs/site/`` (its ``conf.py`` says
 why). This script lays out ``build/site-src/``: a symlink to every top-level entry of the
 repository (the pages themselves copied), so that the pages' relative links (``../docs/survey.md``,
@@ -31,6 +32,7 @@ CONF = ROOT / "docs" / "site"
 BUILD = ROOT / "build"
 SITE = BUILD / "site"
 CORE = ROOT / "msgmodel" / "core"
+API = ROOT / "msgmodel" / "api"
 
 
 def core_modules() -> list[str]:
@@ -38,24 +40,40 @@ def core_modules() -> list[str]:
     return [f"msgmodel.core.{p.stem}" for p in sorted(CORE.glob("[!_]*.py"))]
 
 
+def api_modules() -> list[str]:
+    """The public modules of ``msgmodel.api``, in name order, then the pytest plugin (``msgmodel.pytest_plugin``)."""
+    return [*(f"msgmodel.api.{p.stem}" for p in sorted(API.glob("[!_]*.py"))), "msgmodel.pytest_plugin"]
+
+
+def reference_modules() -> list[str]:
+    """Every module the API reference has a page for: ``core_modules()`` then ``api_modules()``."""
+    return [*core_modules(), *api_modules()]
+
+
 def api_pages() -> dict[str, str]:
-    """``api/index.rst`` (the package's docstring and a table of contents) and one page per module.
+    """``api/index.rst`` (the packages' docstrings and a table of contents each) and one page per module.
 
     reStructuredText, not MyST: autodoc writes reST, and the docstrings are reST.
     """
-    modules = core_modules()
-    toc = "".join(f"   {m}\n" for m in modules)
-    title = "API reference: ``msgmodel.core``"
+    title = "API reference: ``msgmodel.core`` and ``msgmodel.api``"
+    core_toc = "".join(f"   {m}\n" for m in core_modules())
+    api_toc = "".join(f"   {m}\n" for m in api_modules())
     pages = {
         "index.rst": (
             f"{title}\n{'=' * len(title)}\n\n"
             "Generated from the docstrings. ``msgmodel.core.message`` is the model itself; "
-            "every other module is built on it.\n\n"
+            "every other module is built on it. ``msgmodel.api`` (the ``[api]`` extra) is the local "
+            "Messages API and the testing kit; the library guide (``docs/library-guide.md``) shows "
+            "them in use.\n\n"
+            "``msgmodel.core``\n-----------------\n\n"
             ".. automodule:: msgmodel.core\n   :no-members:\n\n"
-            f".. toctree::\n   :maxdepth: 1\n\n{toc}"
+            f".. toctree::\n   :maxdepth: 1\n\n{core_toc}\n"
+            "``msgmodel.api``\n----------------\n\n"
+            ".. automodule:: msgmodel.api\n   :no-members:\n\n"
+            f".. toctree::\n   :maxdepth: 1\n\n{api_toc}"
         )
     }
-    for module in modules:
+    for module in reference_modules():
         heading = f"``{module}``"
         text = f"{heading}\n{'=' * len(heading)}\n\n.. automodule:: {module}\n"
         reexported = reexports(module)

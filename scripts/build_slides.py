@@ -50,6 +50,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import class_plan  # scripts/class_plan.py: the 90 minutes as taught (the clock cues)
 import diagrams  # scripts/diagrams.py: the committed SVG of every mermaid diagram
 import nbformat
 from nbconvert import SlidesExporter
@@ -226,12 +227,16 @@ def guide_sections() -> dict[str, dict[str, str]]:
 
 @cache
 def chapter_clocks() -> dict[str, tuple[float, float]]:
-    """Each chapter's window in the 90-minute lesson (minutes from the start), as the guide's lesson plan."""
+    """Each chapter's window in the 90-minute lesson (minutes from the start), as the guide's class plan
+    (``scripts/class_plan.py``'s ``PLAN``: setup, the chapters, questions, the exit ticket). It was the reading
+    route's minutes once, and the notes then disagreed with the plan the guide gives (chapter 04 at 43-54, not 38-56).
+    """
     start = 0.0
     out = {}
-    for c in reading.core_route(NOTEBOOKS).chapters:
-        out[c.chapter] = (start, start + c.minutes)
-        start += c.minutes
+    for segment in class_plan.PLAN:
+        if segment.chapter:
+            out[segment.chapter] = (start, start + segment.minutes)
+        start += segment.minutes
     return out
 
 

@@ -393,7 +393,7 @@ def test_scripted_model_plays_turn_i_for_i_assistant_messages() -> None:
 
 
 def test_scripted_model_refuses_a_turn_that_is_not_blocks_and_is_immutable() -> None:
-    with pytest.raises(TypeError, match="turn 1: expected a string, a list of content blocks"):
+    with pytest.raises(TypeError, match=r"turn 1: expected a string, a content block or a list.*blocks_from_api"):
         ScriptedModel(["ok", [{"type": "text", "text": "a hand-written dict"}]])  # type: ignore[list-item]
     turn = [TextBlock("a")]
     model = ScriptedModel([turn])
@@ -499,7 +499,7 @@ def test_summaries_know_only_what_the_transcript_says() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# client(): local by default, real with a key, the key never shown
+# client(): local unless the live API is asked for explicitly; the key never shown
 # ---------------------------------------------------------------------------------------
 
 SECRET = "sk-ant-api03-SENTINEL-never-show-me-0123456789"
@@ -508,23 +508,38 @@ SECRET = "sk-ant-api03-SENTINEL-never-show-me-0123456789"
 def test_client_is_local_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("MSGMODEL_OFFLINE", raising=False)
+    monkeypatch.delenv("MSGMODEL_LIVE", raising=False)
     c = client()
     assert is_local(c) and str(c.base_url).rstrip("/") == BASE_URL
     assert ask(c, [user_text("hi")]).stop_reason == "end_turn"
 
 
-def test_client_with_a_key_is_the_real_api_and_never_shows_the_key(
+def test_client_stays_local_with_a_key_in_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review m8: a key in a developer's shell alone once switched client() to the paid live API."""
+    monkeypatch.delenv("MSGMODEL_OFFLINE", raising=False)
+    monkeypatch.delenv("MSGMODEL_LIVE", raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    assert is_local(client())
+    monkeypatch.setenv("MSGMODEL_LIVE", "0")
+    assert is_local(client())
+
+
+def test_client_reaches_the_live_api_only_when_asked_and_never_shows_the_key(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.delenv("MSGMODEL_OFFLINE", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    monkeypatch.setenv("MSGMODEL_LIVE", "1")
     caplog.set_level("DEBUG")
     c = client()
     assert not is_local(c)
     assert "api.anthropic.com" in str(c.base_url)
     assert SECRET not in repr(c) and SECRET not in str(c)
     assert is_local(client(local=True))
+    monkeypatch.delenv("MSGMODEL_LIVE")
+    assert not is_local(client(local=False))
+    monkeypatch.setenv("MSGMODEL_LIVE", "1")
     monkeypatch.setenv("MSGMODEL_OFFLINE", "1")
     assert is_local(client())
     out, err = capsys.readouterr()

@@ -121,12 +121,12 @@ def test_the_agreement_summary_counts_what_the_captures_are() -> None:
     agreement = live_api_agreement()
     text = repr(agreement.summary())
     caps = agreement.captures
-    assert (
-        text.splitlines()[0]
-        == f"validate vs the live API: {len(caps)} of {len(caps)} public captures agree byte for byte"
+    filled, rebuilt = sum(c.filled for c in caps), sum(c.reconstructed for c in caps)
+    assert text.splitlines()[0] == (
+        f"validate vs the live API: {len(caps)} of {len(caps)} public captures agree byte for byte: "
+        f"{len(caps) - filled} texts verbatim, {filled} with placeholders we filled in; "
+        f"{rebuilt} requests reconstructed"
     )
-    assert f"{sum(c.filled for c in caps)} quoted with placeholders" in text
-    assert f"{sum(c.reconstructed for c in caps)} reconstructed from the report" in text
     assert len({c.rule for c in caps}) <= sum(line.startswith("✓") for line in text.splitlines())
     assert "(ids filled in)" in agreement._repr_html_()
 
@@ -151,3 +151,58 @@ def test_event_line_names_every_event_class() -> None:
         "AssistantMessage",
         "TurnEnded",
     ]
+
+
+def test_bypasses_in_names_a_hand_built_message_and_a_content_walk() -> None:
+    from msgmodel.course.knowledge import bypasses_in
+
+    found = bypasses_in('m = Message(role="assistant", content=[])\nfor b in m.content: pass\n')
+    assert [(b.kind, b.line) for b in found] == [("construct", 1), ("content-walk", 2)]
+    assert bypasses_in("m = user_text('hi')  # a constructor\n") == []
+
+
+def test_model_imports_reads_what_each_layer_takes_from_the_model() -> None:
+    from msgmodel.course.knowledge import ScanError, model_imports
+
+    found = model_imports(["msgmodel.core.compact", "msgmodel.core.tools"])
+    assert {"is_clean_user_start", "transcript_of"} <= set(found["msgmodel.core.compact"])
+    assert "tool_result_block" in found["msgmodel.core.tools"]
+    with pytest.raises(ScanError, match="no such module"):
+        model_imports(["msgmodel.core.no_such_module"])
+
+
+def test_decode_grid_gives_each_option_one_short_verdict_per_input() -> None:
+    from msgmodel.course.options import decode_grid, options
+
+    inputs = {
+        "slip": b'[{"role":"user","content":[{"type":"tool_result","toolUseId":"t","content":"x"}]}]',
+        "cache_control": b'[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{}}]}]',
+    }
+    lines = decode_grid(inputs, options()).splitlines()
+    assert lines[0].split() == ["TypedDict", "dataclass", "pydantic", "msgspec", "from_json"]
+    assert lines[1].split("  ")[0] == "slip" and "TypeError, no path" in lines[1]
+    assert "DROPS it" in lines[2] and lines[2].rstrip().endswith("accepted")
+    assert any(line.startswith("  from_json, slip: DecodeError: $[0].content[0]") for line in lines)
+
+
+def test_bench_verdicts_reads_the_committed_run() -> None:
+    from msgmodel.course.options import BENCH_GOALS, bench_verdicts, committed_bench
+
+    results = committed_bench()
+    lines = bench_verdicts(results).splitlines()
+    assert len(lines) == 1 + len(BENCH_GOALS)
+    assert lines[0].startswith(f"P1, decoding {results['messages']:,} messages")
+    p3 = next(line for line in lines if line.lstrip().startswith("P3"))
+    assert f"×{results['P3']['growth'][0]['compact']:.1f}" in p3
+
+
+def test_option_excerpt_keeps_one_block_class_and_the_decoder() -> None:
+    from msgmodel.course.options import OPTION_SOURCES, option_excerpt
+
+    for source in OPTION_SOURCES.values():
+        excerpt = option_excerpt(source)
+        assert "ToolResultBlock" in excerpt
+        assert "def decode" in excerpt or "decode =" in excerpt
+        assert "class TextBlock" not in excerpt and "class ToolUseBlock" not in excerpt
+        assert excerpt.count("written like ToolResultBlock") == 1
+        assert not any(line.startswith(("import ", "from ")) for line in excerpt.splitlines())

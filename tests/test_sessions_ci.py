@@ -32,7 +32,7 @@ from strategies_msg import json_objects, message_lists, short_texts, text_blocks
 import msgmodel
 from msgmodel.core import storage
 from msgmodel.core.claude_code import import_claude_code, is_claude_code_session, sample_session_path
-from msgmodel.core.cli import main
+from msgmodel.core.cli import TORN_HINT, main
 from msgmodel.core.message import (
     ToolUseBlock,
     assistant_msg,
@@ -248,11 +248,9 @@ def test_check_json_puts_the_line_in_line_and_says_at_once(tmp_path: Path, capsy
     (finding,) = json.loads(out)
     assert code == 2
     assert (finding["file"], finding["line"], finding["rule"]) == ("torn.jsonl", 2, "unreadable_input")
-    assert finding["message"] == "line is not JSON (Unterminated string starting at column 31)"
-    assert (
-        "at at" not in out + err
-        and err == "torn.jsonl:2: line is not JSON (Unterminated string starting at column 31)\n"
-    )
+    why = "line is not JSON (Unterminated string starting at column 31)" + TORN_HINT  # the tail has no \n: torn
+    assert finding["message"] == why
+    assert "at at" not in out + err and err == f"torn.jsonl:2: {why}\n"
 
 
 # ---------------------------------------------------------------------------------------

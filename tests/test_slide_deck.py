@@ -9,6 +9,7 @@ presented, statically and live with RISE) is tests/ui/test_slides.py.
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import nbformat
@@ -225,3 +226,23 @@ def test_every_diagram_is_drawn_and_the_decks_carry_the_svg() -> None:
     assert '<pre class="mermaid">' in page
     drawn = diagrams.inline_svgs(page)
     assert '<pre class="mermaid">' not in drawn and drawn.count('<figure class="msg-diagram"') == 1
+
+
+def test_the_notes_clock_is_the_class_plans() -> None:
+    """The notes' chapter windows are the guide's class plan (setup first, then the chapters), and every deck's
+    hand-written budget agrees with it. They were the reading route's minutes, and chapter 04's notes said 43-54
+    while the plan said 38-56 (a teacher's review)."""
+    import class_plan
+
+    start, plan = 0, {}
+    for segment in class_plan.PLAN:
+        if segment.chapter:
+            plan[segment.chapter] = (start, start + segment.minutes)
+        start += segment.minutes
+    assert build_slides.chapter_clocks() == plan
+    assert plan["04"] == (38, 56)
+    for chapter, (begin, end) in plan.items():
+        text = (ROOT / "slides" / "decks" / f"{chapter}.toml").read_text(encoding="utf-8")
+        for said in re.findall(r"Budget: (?:about )?(\d+)", text):
+            assert int(said) == end - begin, (chapter, said)
+        assert "review's plan" not in text and "exercise 07.1" not in text, chapter

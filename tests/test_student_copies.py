@@ -211,7 +211,9 @@ _NOT_A_RESULT = re.compile(
 REVIEWED: dict[tuple[str, str], str] = {
     ("00", "Try `run_agent("): "an invitation to type a question, not the cell's output",
     ("00", '`hint("00.1")`, then'): "how to ask for hints",
-    ("00", "With `ANTHROPIC_API_KEY` set"): "how to reach the real API",
+    ("00", "`client(local=False)`, or `MSGMODEL_LIVE=1`"): "how to reach the real API",
+    ("00", "Rules 2 and 3 are the **pairing rules**"): "rule numbers of the table, not the wire listing's indexes",
+    ("00", "Rules 1, 2, 3 and 5 rest on captured"): "rule numbers of the table, not the wire listing's indexes",
     ("01", "Message 2 is a user message"): "reads the outline just drawn (no question was asked of it)",
     ("01", "The API accepts consecutive messages"): "a protocol fact with a reference",
     ("01", "**Stricter than the protocol, on purpose.**"): "recalls section 3's result, several cells up",
@@ -220,10 +222,9 @@ REVIEWED: dict[tuple[str, str], str] = {
     ("01", "As in chapter 00, `validate` run"): "announces the next cell",
     ("02", "Two questions the agent's next turn"): "names the seven facts the next cell probes",
     ("03", "The smallest piece holds the sharpest example"): "a count from the table two cells up",
-    ("04", "Row 2 is chapter 01's lesson"): "reads the next cell's table, before it runs",
+    ("05", "On chapter 01's 13 messages"): "chapter 01's history, not the 13 sites the scan cell above prints",
     ("04", "More bad inputs"): "the JSONPath convention",
     ("05", "`keep_recent=0` would summarize everything"): "announces the next cell",
-    ("07", "`bench/run.py` measures it"): "committed benchmark figures, not the cell's output",
     ("07", "The same on this machine, now:"): "announces the next cell",
     ("07", "Exit code 1 means"): "the CLI's convention",
 }

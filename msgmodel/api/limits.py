@@ -14,6 +14,7 @@ What a token is (our convention; the live API's tokenizer is not public)
 
 What is delivered: ``apply_limits(blocks, request) -> Delivered``
     The blocks are walked in order with a budget of ``max_tokens`` output tokens.
+
     * A ``text`` block holding a stop sequence (of ``stop_sequences``; the earliest match, the
       first listed on a tie) is cut right before it, nothing after it is delivered, and the
       answer stops with ``stop_reason`` ``stop_sequence`` and ``stop_sequence`` set to the match
@@ -57,6 +58,7 @@ from msgmodel.core.message import (
 
 __all__ = [
     "BYTES_PER_TOKEN",
+    "AnyStopReason",
     "Delivered",
     "StopReason",
     "apply_limits",
@@ -72,6 +74,11 @@ BYTES_PER_TOKEN: Final = 4
 """One token is up to this many bytes of UTF-8 (our convention)."""
 
 StopReason: TypeAlias = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence"]
+"""The stop reasons the local API reaches by itself."""
+AnyStopReason: TypeAlias = Literal[
+    "end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal", "model_context_window_exceeded"
+]
+"""Every stop reason of the pinned SDK's ``StopReason``: a scripted ``StopTurn`` may give any of them."""
 
 _ENCODER: Final = msgspec.json.Encoder()
 
@@ -130,7 +137,7 @@ class Delivered:
     """What the answer carries: the blocks, why it stopped, and the matched stop sequence."""
 
     blocks: tuple[ContentBlock, ...]
-    stop_reason: StopReason
+    stop_reason: AnyStopReason
     stop_sequence: str | None = None
 
 

@@ -11,11 +11,27 @@ stream; nothing here knows about HTTP.
     ``ParsedRequest``: typed fields, and a read-only mapping over the JSON body (so a model that
     reads ``request["messages"]`` works as it did when it received the body itself).
 
+``SequenceModel(turns)``
+    Plays a script in *call order*: the first request gets turn 0, the second turn 1, and so
+    on, whatever the history holds (as pytest-httpx and respx serve responses). This is the
+    one for testing an agent: a summarizer sharing the client, compaction or a resumed
+    session take the next turn, never an earlier one. It keeps the requests it was asked
+    (``requests``), tells how many turns are left (``remaining``) and checks that all were
+    used (``assert_all_used()``). A request past the end is a 500 ``api_error`` (not retried)
+    naming the call.
+
 ``ScriptedModel(turns)``
-    Plays a fixed script. Turn ``i`` answers a request whose history holds ``i``
+    Plays a fixed script by *history*: turn ``i`` answers a request whose history holds ``i``
     assistant messages, so re-running a notebook cell replays the same answer (the model
-    keeps no state). A turn is a string (one text block), a list of blocks, or a
-    callable of the request.
+    keeps no state). The chapters use it. An agent's test should not: after compaction
+    the count goes down and an earlier turn is replayed, and a summarizer's request (no
+    assistant message) gets turn 0.
+
+A turn (``msgmodel.api.turns``) is a string (one text block), a list of blocks, an
+``ErrorTurn`` (an API error status, which the SDK raises and may retry), a ``TimeoutTurn``, a
+``StopTurn`` (blocks with a stop reason such as ``max_tokens`` or ``refusal``), or a callable
+of the request returning any of these. ``tool_call(name, **input)`` is a tool call whose id the
+local API generates.
 
 ``RuleModel()``
     A tiny rule-based agent over the demo tools (``read_file``, ``list_dir``, ``grep``,
@@ -29,26 +45,29 @@ stream; nothing here knows about HTTP.
     than one built from ``transcript_of``. With ``thinking`` enabled
     in the request it opens every answer with a signed thinking block.
 
-Both honour the request's ``tool_choice`` (``auto``, ``any``, ``tool``, ``none``,
+All three honour the request's ``tool_choice`` (``auto``, ``any``, ``tool``, ``none``,
 ``disable_parallel_tool_use``) and JSON output format (``output_config.format``) through
 ``msgmodel.api.constraints.constrain``: a forced tool is called with an input built from its
 ``input_schema``, and JSON output is one document valid against the schema.
 
-Both are deterministic: the same request gives the same blocks, byte for byte, and
-tool-use ids derive from a hash of the request's messages.
+``ScriptedModel`` and ``RuleModel`` are deterministic: the same request gives the same blocks,
+byte for byte; ``SequenceModel`` is, for the same sequence of requests. Tool-use ids derive from a
+hash of the request's messages.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 import msgspec
 
 from msgmodel.api.constraints import constrain
 from msgmodel.api.parsed import ParsedRequest, as_parsed, signature_for, tool_use_id_for
+from msgmodel.api.turns import Reply, Turn, check_turn, play
 from msgmodel.core.message import (
     ContentBlock,
     Message,
@@ -68,6 +87,7 @@ __all__ = [
     "RuleModel",
     "ScriptExhaustedError",
     "ScriptedModel",
+    "SequenceModel",
     "Turn",
     "request_messages",
     "signature_for",
@@ -87,12 +107,12 @@ class Model(Protocol):
     def respond(self, request: ParsedRequest) -> Sequence[ContentBlock]: ...
 
 
-Turn: TypeAlias = str | Sequence[ContentBlock] | Callable[[ParsedRequest], Sequence[ContentBlock]]
-"""One scripted answer: a string (one text block), the blocks, or a function of the request."""
-
-
 class ScriptExhaustedError(LookupError):
-    """A ``ScriptedModel`` was asked for a turn its script does not have."""
+    """A scripted model was asked for a turn its script does not have."""
+
+
+class ScriptNotUsedError(AssertionError):
+    """``SequenceModel.assert_all_used()``: some scripted turns were never asked for."""
 
 
 def request_messages(request: ParsedRequest | Mapping[str, Any]) -> list[Message]:
@@ -105,6 +125,12 @@ def request_messages(request: ParsedRequest | Mapping[str, Any]) -> list[Message
 # ---------------------------------------------------------------------------------------
 
 
+def _check_turns(turns: Sequence[Turn], owner: str) -> tuple[Turn, ...]:
+    if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence):
+        raise TypeError(f"{owner}: turns must be a list of turns, got {type(turns).__name__}")
+    return tuple(check_turn(turn, f"{owner} turn {i}") for i, turn in enumerate(turns))
+
+
 @dataclass(frozen=True)
 class ScriptedModel:
     """Answers with scripted turns: turn ``i`` for a history holding ``i`` assistant messages."""
@@ -112,20 +138,9 @@ class ScriptedModel:
     turns: Sequence[Turn]
 
     def __post_init__(self) -> None:
-        turns: list[Turn] = []
-        for i, turn in enumerate(self.turns):
-            if isinstance(turn, str) or callable(turn):
-                turns.append(turn)
-            elif isinstance(turn, (list, tuple)) and all(isinstance(b, ContentBlock) for b in turn):
-                turns.append(tuple(turn))
-            else:
-                raise TypeError(
-                    f"ScriptedModel turn {i}: expected a string, a list of content blocks (msgmodel.core.message) "
-                    f"or a function of the request, got {turn!r:.120}"
-                )
-        object.__setattr__(self, "turns", tuple(turns))
+        object.__setattr__(self, "turns", _check_turns(self.turns, "ScriptedModel"))
 
-    def respond(self, request: ParsedRequest | Mapping[str, Any]) -> Sequence[ContentBlock]:
+    def respond(self, request: ParsedRequest | Mapping[str, Any]) -> Reply:
         """The turn for ``request`` (a body is parsed first), after its ``tool_choice`` and output format."""
         req = as_parsed(request)
         index = sum(1 for m in req.messages if m.role == "assistant")
@@ -134,14 +149,68 @@ class ScriptedModel:
                 f"the script has {len(self.turns)} turn(s); this request's history holds {index} assistant "
                 f"message(s), so it asks for turn {index}"
             )
-        turn = self.turns[index]
-        if isinstance(turn, str):
-            blocks: Sequence[ContentBlock] = [TextBlock(turn)]
-        elif callable(turn):
-            blocks = list(turn(req))
-        else:
-            blocks = list(turn)
-        return constrain(blocks, req)
+        reply = play(self.turns[index], req, f"ScriptedModel turn {index}")
+        return Reply(constrain(list(reply), req), reply.stop_reason)
+
+
+class SequenceModel:
+    """Answers with scripted turns in call order: the ``n``-th request gets turn ``n``; see the module docstring.
+
+    ``requests`` holds every request it was asked (those the local API accepted; a refused one
+    never reaches a model), in order, including the one past the end of the script. Safe to
+    share between threads: each request takes the next turn under a lock.
+    """
+
+    def __init__(self, turns: Sequence[Turn] = ()) -> None:
+        self.turns: tuple[Turn, ...] = _check_turns(turns, "SequenceModel")
+        self.requests: list[ParsedRequest] = []
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"SequenceModel({len(self.turns)} turn(s), {len(self.requests)} used)"
+
+    @property
+    def used(self) -> int:
+        """How many turns have been asked for (requests past the end included)."""
+        return len(self.requests)
+
+    @property
+    def remaining(self) -> int:
+        """How many turns are left."""
+        return max(0, len(self.turns) - len(self.requests))
+
+    def respond(self, request: ParsedRequest | Mapping[str, Any]) -> Reply:
+        """The next turn's answer to ``request`` (a body is parsed first), after its ``tool_choice`` and format."""
+        req = as_parsed(request)
+        with self._lock:
+            index = len(self.requests)
+            self.requests.append(req)
+        if index >= len(self.turns):
+            raise ScriptExhaustedError(
+                f"the script has {len(self.turns)} turn(s) and this is request {index + 1}: "
+                f"add a turn, or find out why the agent calls once more ({len(req.messages)} message(s) sent)"
+            )
+        reply = play(self.turns[index], req, f"SequenceModel turn {index}")
+        return Reply(constrain(list(reply), req), reply.stop_reason)
+
+    def assert_all_used(self) -> None:
+        """``ScriptNotUsedError`` (an ``AssertionError``) unless every turn was asked for."""
+        if self.remaining:
+            left = ", ".join(f"{i}: {_describe_turn(self.turns[i])}" for i in range(self.used, len(self.turns)))
+            raise ScriptNotUsedError(
+                f"{self.remaining} of {len(self.turns)} scripted turn(s) never asked for (the agent made "
+                f"{self.used} request(s)): {left}"
+            )
+
+
+def _describe_turn(turn: Turn) -> str:
+    if isinstance(turn, str):
+        return repr(turn if len(turn) <= 40 else turn[:40] + "…")
+    if callable(turn):
+        return f"a function ({getattr(turn, '__name__', type(turn).__name__)})"
+    if isinstance(turn, tuple):
+        return "[" + ", ".join(b.type for b in turn) + "]"
+    return type(turn).__name__
 
 
 # ---------------------------------------------------------------------------------------

@@ -16,17 +16,20 @@ The pieces
         ``POST /v1/messages/count_tokens``, ``GET /v1/models`` and ``GET /v1/models/{id}``, and
         numbers the answered messages (``msg_local_000001``, ...; refused requests take no number). Both transports
         below share it.
-    ``local_client(model=None, **kwargs)`` / ``async_local_client(...)``
+    ``local_client(model=None, *, strict_models=True, **kwargs)`` / ``async_local_client(...)``
         The official ``anthropic`` SDK client wired to a fresh ``LocalAPI`` in-process
         through ``httpx2.MockTransport``: no socket, no key, ``max_retries=0``.
+        ``sdk_client(api, on_exchange=...)`` wires one to a given ``LocalAPI`` and reports every
+        exchange (the testing kit's request log, ``msgmodel.api.testing``).
     ``client(*, model=None, local=None)``
-        The local API by default; the real API (plain ``anthropic.Anthropic()``) when
-        ``ANTHROPIC_API_KEY`` is set, unless ``local=True`` or ``MSGMODEL_OFFLINE`` is set.
-        The key is read by the SDK only; this module never prints, logs or stores it.
-        ``is_local(c)`` tells which one a client is.
+        The local API, always, unless the live (paid) API is asked for explicitly: ``local=False``
+        or ``MSGMODEL_LIVE=1`` in the environment (``MSGMODEL_OFFLINE=1`` wins over it). A key in
+        the environment alone never switches it. The key is read by the SDK only; this module
+        never prints, logs or stores it. ``is_local(c)`` tells which one a client is.
     ``make_server(port=0, ...)`` / ``serve(port, ...)``
         The same handler over HTTP, on loopback only. ``configure_serve`` / ``run_serve``
-        are the ``python -m msgmodel serve --port N`` subcommand for ``msgmodel.core.cli``.
+        are the ``python -m msgmodel serve --port N [--script FILE] [--any-model]`` subcommand
+        for ``msgmodel.core.cli``; ``serve`` prints its base URL alone on standard output.
 
 Errors, exactly as the live API shapes them
     A refused request is HTTP 400 with
@@ -58,13 +61,18 @@ Errors, exactly as the live API shapes them
     * ``msgmodel.api.request.validate_body``: the first violation's text, verbatim: every field
       of the SDK's ``MessageCreateParams`` (types, ranges, unknown keys, tools, ``tool_choice``,
       ``thinking`` ...), the ``messages`` rules of ``msgmodel.core.protocol``, then the model:
-      an id the SDK does not list is 404 ``not_found_error`` ``model: <id>``.
+      an id the SDK does not list is 404 ``not_found_error`` ``model: <id>`` (unless
+      ``strict_models=False``: then any id is answered).
 
     The accepted body is then read once into a ``msgmodel.api.parsed.ParsedRequest``, which the
     model, the constraints and the limits all work from. A forced tool's ``input_schema`` or the
     JSON output schema that has no value, or that ``msgmodel.api.schema_instance`` cannot serve
     within its bounds, is a 400 ``invalid_request_error`` ``the local API cannot build a value for
     this schema: <path in the schema>: ...`` (our wording).
+
+    A model may also answer with an error of its choosing (a scripted ``ErrorTurn``: 429
+    ``rate_limit_error``, 529 ``overloaded_error``, 401 ...; see ``msgmodel.api.turns``), leave
+    the request unanswered (``TimeoutTurn``) or pick the stop reason (``StopTurn``).
 
     Other statuses: 404 ``not_found_error`` for an unknown path, 405 for a wrong method,
     413 ``request_too_large`` over 32 MiB (``Request exceeds the maximum allowed number of
@@ -79,7 +87,8 @@ The answer
     format were applied to them (``msgmodel.api.constraints.constrain``, as the live API
     constrains its decoding), serialized by ``msgmodel.core.message.to_api`` and cut by
     ``max_tokens`` and ``stop_sequences``, ``stop_reason`` (``end_turn``, ``tool_use``,
-    ``max_tokens`` or ``stop_sequence``), ``stop_sequence``, and ``usage`` in the SDK's shape
+    ``max_tokens`` or ``stop_sequence``; a model's ``Reply`` may choose another, ``refusal`` say),
+    ``stop_sequence``, and ``usage`` in the SDK's shape
     (one token = 4 bytes of UTF-8; ``input_tokens`` equals ``count_tokens``'s): see
     ``msgmodel.api.limits``. A thinking block the model left unsigned gets a deterministic
     signature, as the API signs every thinking block it returns.
@@ -134,7 +143,8 @@ from msgmodel.api.constraints import constrain
 from msgmodel.api.parsed import ParsedRequest, parse_request
 from msgmodel.api.request import validate_body
 from msgmodel.api.schema_instance import SchemaError
-from msgmodel.api.scripted import Model, RuleModel
+from msgmodel.api.scripted import Model, RuleModel, ScriptExhaustedError
+from msgmodel.api.turns import ErrorAnswer, ErrorTurn, Reply, TimeoutAnswer
 from msgmodel.core.message import (
     ContentBlock,
     DecodeError,
@@ -161,6 +171,7 @@ __all__ = [
     "LocalServer",
     "Response",
     "async_local_client",
+    "async_sdk_client",
     "client",
     "configure_serve",
     "error_response",
@@ -170,6 +181,7 @@ __all__ = [
     "local_client",
     "make_server",
     "run_serve",
+    "sdk_client",
     "serve",
 ]
 
@@ -191,7 +203,8 @@ _DELTA_CHARS: Final = 32
 ErrorType: TypeAlias = Literal[
     "invalid_request_error", "not_found_error", "request_too_large", "api_error", "timeout_error"
 ]
-"""The API's ``error.type`` values this local API answers with."""
+"""The API's ``error.type`` values this local API answers with by itself (a scripted ``ErrorTurn``
+may answer with any other, ``rate_limit_error`` or ``overloaded_error`` say)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -235,7 +248,7 @@ def _json_response(status: int, payload: object, request_id: str) -> Response:
 
 def error_response(
     status: int,
-    error_type: ErrorType,
+    error_type: ErrorType | str,
     message: str,
     *,
     request_id: str,
@@ -302,6 +315,7 @@ def _check_request(
     *,
     needs_max_tokens: bool,
     refuse_thread: bool = False,
+    strict_models: bool = True,
 ) -> dict[str, Any] | Response:
     """The parsed request, or the 400 the live API would answer (``refuse_thread``: see ``_thread_refusal``)."""
     request: Any = None
@@ -325,6 +339,8 @@ def _check_request(
     except RecursionError:  # a validator recursing on deep input must still answer in the API's shape
         text = "request nesting is too deep"  # our wording
         return error_response(400, "invalid_request_error", text, request_id=request_id)
+    if not strict_models:  # any model id is answered (a fine-tune, a model newer than the SDK)
+        violations = [v for v in violations if v.rule != "model_not_found"]
     if violations:
         if violations[0].rule == "model_not_found":
             return error_response(404, "not_found_error", str(violations[0]), request_id=request_id)
@@ -444,6 +460,7 @@ def handle_messages(
     model: Model | None = None,
     seq: int | Callable[[], int] = 1,
     time_budget: float | None = budget.REQUEST_BUDGET,
+    strict_models: bool = True,
 ) -> Response:
     """Answer one ``POST /v1/messages`` as the live API would.
 
@@ -451,9 +468,25 @@ def handle_messages(
     only for an answered request, so refused ones take no number. ``headers`` are checked
     only when given (the SDK always sends ``anthropic-version``). Work past ``time_budget``
     seconds (``None``: no limit) stops with a 504 ``timeout_error`` (``msgmodel.api.budget``).
+    ``strict_models=False`` answers any model id (by default one the SDK does not list is a 404).
+
+    A model may answer with an API error (it raises ``msgmodel.api.turns.ErrorAnswer``: that
+    status and error, with ``retry-after-ms``), choose the stop reason (it returns a
+    ``msgmodel.api.turns.Reply``; ``max_tokens`` and ``stop_sequences`` still cut first), or
+    leave the request unanswered (``TimeoutAnswer`` propagates to the transport).
     """
     request_id = _request_id(b"POST", MESSAGES_PATH.encode(), body)
-    return _within_budget(time_budget, request_id, lambda: _answer_messages(body, headers, model, seq, request_id))
+    return _within_budget(
+        time_budget, request_id, lambda: _answer_messages(body, headers, model, seq, request_id, strict_models)
+    )
+
+
+def _scripted_error(turn: ErrorTurn, request_id: str) -> Response:
+    """The API's error for an ``ErrorTurn``, with ``retry-after-ms`` when it has a ``retry_after``."""
+    r = error_response(turn.status, turn.error_type, turn.text, request_id=request_id)
+    if turn.retry_after is None:
+        return r
+    return Response(r.status, (*r.headers, ("retry-after-ms", f"{turn.retry_after * 1000:g}")), r.body)
 
 
 def _answer_messages(
@@ -462,8 +495,11 @@ def _answer_messages(
     model: Model | None,
     seq: int | Callable[[], int],
     request_id: str,
+    strict_models: bool = True,
 ) -> Response:
-    checked = _check_request(body, headers, request_id, needs_max_tokens=True, refuse_thread=True)
+    checked = _check_request(
+        body, headers, request_id, needs_max_tokens=True, refuse_thread=True, strict_models=strict_models
+    )
     if isinstance(checked, Response):
         return checked
     try:
@@ -474,6 +510,9 @@ def _answer_messages(
         answer = (model if model is not None else RuleModel()).respond(request)
         budget.check("the model's answer")
         delivered = limits.apply_limits(_signed(constrain(list(answer), request), request), request)
+        chosen = answer.stop_reason if isinstance(answer, Reply) else None
+        if chosen is not None and delivered.stop_reason not in ("max_tokens", "stop_sequence"):
+            delivered = limits.Delivered(delivered.blocks, chosen)
         # Encoded once, inside the budget: a model's block that is not JSON fails here, as the model's fault.
         content = msgspec.Raw(_ENCODER.encode([block_to_api(b) for b in delivered.blocks]))
         budget.check("encoding the answer")
@@ -482,8 +521,13 @@ def _answer_messages(
     except SchemaError as e:  # a tool's or the output format's schema this server cannot serve (wording ours)
         text = f"the local API cannot build a value for this schema: {e}"
         return error_response(400, "invalid_request_error", text, request_id=request_id)
-    except budget.BudgetExceeded:
+    except ErrorAnswer as e:  # a scripted API error (ErrorTurn)
+        return _scripted_error(e.turn, request_id)
+    except (budget.BudgetExceeded, TimeoutAnswer):
         raise
+    except ScriptExhaustedError as e:  # asking again gives the same answer: not worth a retry
+        r = error_response(500, "api_error", f"local model failed: {type(e).__name__}: {e}", request_id=request_id)
+        return Response(r.status, (*r.headers, ("x-should-retry", "false")), r.body)
     except Exception as e:
         return error_response(500, "api_error", f"local model failed: {type(e).__name__}: {e}", request_id=request_id)
     message = _message(request, delivered, content, seq() if callable(seq) else seq)
@@ -498,13 +542,17 @@ def _answer_messages(
 
 
 def handle_count_tokens(
-    body: bytes, headers: Mapping[str, str] | None = None, *, time_budget: float | None = budget.REQUEST_BUDGET
+    body: bytes,
+    headers: Mapping[str, str] | None = None,
+    *,
+    time_budget: float | None = budget.REQUEST_BUDGET,
+    strict_models: bool = True,
 ) -> Response:
     """Answer one ``POST /v1/messages/count_tokens``: ``{"input_tokens": N}`` for a valid request."""
     request_id = _request_id(b"POST", COUNT_TOKENS_PATH.encode(), body)
 
     def answer() -> Response:
-        checked = _check_request(body, headers, request_id, needs_max_tokens=False)
+        checked = _check_request(body, headers, request_id, needs_max_tokens=False, strict_models=strict_models)
         if isinstance(checked, Response):
             return checked
         return _json_response(200, {"input_tokens": limits.input_tokens(checked)}, request_id)
@@ -518,7 +566,11 @@ def handle_count_tokens(
 
 
 class LocalAPI:
-    """The local API's endpoints over one model; numbers its answers from ``msg_local_000001``."""
+    """The local API's endpoints over one model; numbers its answers from ``msg_local_000001``.
+
+    ``strict_models=False`` answers any model id (a fine-tune, a model newer than the installed SDK);
+    by default an id the SDK does not list is the live API's 404 ``not_found_error``.
+    """
 
     def __init__(
         self,
@@ -526,10 +578,12 @@ class LocalAPI:
         *,
         max_body_bytes: int = MAX_BODY_BYTES,
         time_budget: float | None = budget.REQUEST_BUDGET,
+        strict_models: bool = True,
     ) -> None:
         self.model: Model = model if model is not None else RuleModel()
         self.max_body_bytes = max_body_bytes
         self.time_budget = time_budget
+        self.strict_models = strict_models
         self._lock = threading.Lock()
         self._seq = 0
 
@@ -556,8 +610,15 @@ class LocalAPI:
         if len(body) > self.max_body_bytes:
             return error_response(413, "request_too_large", _TOO_LARGE, request_id=request_id)
         if path == COUNT_TOKENS_PATH:
-            return handle_count_tokens(body, headers, time_budget=self.time_budget)
-        return handle_messages(body, headers, model=self.model, seq=self._next_seq, time_budget=self.time_budget)
+            return handle_count_tokens(body, headers, time_budget=self.time_budget, strict_models=self.strict_models)
+        return handle_messages(
+            body,
+            headers,
+            model=self.model,
+            seq=self._next_seq,
+            time_budget=self.time_budget,
+            strict_models=self.strict_models,
+        )
 
     def _models(self, method: str, path: str, query: str, request_id: str) -> Response:
         """``GET /v1/models`` and ``GET /v1/models/{id}`` (``msgmodel.api.models``)."""
@@ -578,51 +639,90 @@ class LocalAPI:
 # ---------------------------------------------------------------------------------------
 
 
-def _mock_transport(api: LocalAPI) -> httpx2.MockTransport:
+Exchange: TypeAlias = tuple[str, str, Mapping[str, str], bytes, Response | None]
+"""One HTTP exchange a transport saw: method, path, headers, body, and the answer (``None``: left unanswered)."""
+
+
+def _mock_transport(api: LocalAPI, on_exchange: Callable[[Exchange], None] | None = None) -> httpx2.MockTransport:
     import httpx2
 
     def answer(request: httpx2.Request) -> httpx2.Response:
         # MockTransport has read the body already (``read``/``aread``), so ``content`` is there.
         body = request.content  # on purpose: the HTTP request's bytes, not a message
-        r = api.handle(request.method, request.url.raw_path.decode("ascii"), dict(request.headers), body)
+        target, headers = request.url.raw_path.decode("ascii"), dict(request.headers)
+        try:
+            r = api.handle(request.method, target, headers, body)
+        except TimeoutAnswer as e:  # a scripted timeout: what the SDK sees when no answer comes in time
+            if on_exchange is not None:
+                on_exchange((request.method, target, headers, body, None))
+            raise httpx2.ReadTimeout(f"local API: {e}", request=request) from None
+        if on_exchange is not None:
+            on_exchange((request.method, target, headers, body, r))
         return httpx2.Response(r.status, headers=list(r.headers), content=r.body)
 
     return httpx2.MockTransport(answer)
 
 
-def local_client(model: Model | None = None, **kwargs: Any) -> anthropic.Anthropic:
-    """The official SDK client, answered in-process by a fresh ``LocalAPI(model)``.
+def _sdk_options(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    return {"api_key": LOCAL_API_KEY, "base_url": BASE_URL, "max_retries": 0, **kwargs}
+
+
+def sdk_client(
+    api: LocalAPI, *, on_exchange: Callable[[Exchange], None] | None = None, **kwargs: Any
+) -> anthropic.Anthropic:
+    """The official SDK client answered in-process by ``api`` (``on_exchange`` sees every exchange)."""
+    import anthropic
+    import httpx2
+
+    transport = _mock_transport(api, on_exchange)
+    return anthropic.Anthropic(http_client=httpx2.Client(transport=transport), **_sdk_options(kwargs))
+
+
+def async_sdk_client(
+    api: LocalAPI, *, on_exchange: Callable[[Exchange], None] | None = None, **kwargs: Any
+) -> anthropic.AsyncAnthropic:
+    """``sdk_client`` for ``anthropic.AsyncAnthropic``."""
+    import anthropic
+    import httpx2
+
+    transport = _mock_transport(api, on_exchange)
+    return anthropic.AsyncAnthropic(http_client=httpx2.AsyncClient(transport=transport), **_sdk_options(kwargs))
+
+
+def local_client(model: Model | None = None, *, strict_models: bool = True, **kwargs: Any) -> anthropic.Anthropic:
+    """The official SDK client, answered in-process by a fresh ``LocalAPI(model, strict_models=...)``.
 
     ``kwargs`` go to ``anthropic.Anthropic`` (defaults: a dummy key, ``BASE_URL``,
-    ``max_retries=0`` so a 400 raises at once).
+    ``max_retries=0`` so a 400 raises at once; pass ``max_retries=2``, the SDK's default, to
+    test retries against ``ErrorTurn``/``TimeoutTurn``).
     """
-    import anthropic
-    import httpx2
-
-    options: dict[str, Any] = {"api_key": LOCAL_API_KEY, "base_url": BASE_URL, "max_retries": 0, **kwargs}
-    return anthropic.Anthropic(http_client=httpx2.Client(transport=_mock_transport(LocalAPI(model))), **options)
+    return sdk_client(LocalAPI(model, strict_models=strict_models), **kwargs)
 
 
-def async_local_client(model: Model | None = None, **kwargs: Any) -> anthropic.AsyncAnthropic:
+def async_local_client(
+    model: Model | None = None, *, strict_models: bool = True, **kwargs: Any
+) -> anthropic.AsyncAnthropic:
     """``local_client`` for ``anthropic.AsyncAnthropic``."""
-    import anthropic
-    import httpx2
+    return async_sdk_client(LocalAPI(model, strict_models=strict_models), **kwargs)
 
-    options: dict[str, Any] = {"api_key": LOCAL_API_KEY, "base_url": BASE_URL, "max_retries": 0, **kwargs}
-    return anthropic.AsyncAnthropic(
-        http_client=httpx2.AsyncClient(transport=_mock_transport(LocalAPI(model))), **options
-    )
+
+LIVE_ENV: Final = "MSGMODEL_LIVE"
+"""The environment variable that lets ``client()`` reach the live (paid) API: ``MSGMODEL_LIVE=1``."""
 
 
 def client(*, model: Model | None = None, local: bool | None = None) -> anthropic.Anthropic:
-    """The local API, or the real one when ``ANTHROPIC_API_KEY`` is set.
+    """The local API, unless the live (paid) API is asked for explicitly.
 
-    ``local=True`` (or a non-empty ``MSGMODEL_OFFLINE`` in the environment) forces the
-    local API; ``local=False`` forces the real one. ``model`` is the local API's model
-    (ignored by the real API). The key is left to the SDK, which reads the environment.
+    ``local=False``, or ``MSGMODEL_LIVE=1`` in the environment (with ``local`` left ``None``),
+    gives a plain ``anthropic.Anthropic()``: the key and base URL are the SDK's to read from the
+    environment, and this module never prints, logs or stores them. Anything else is the local
+    API: an ``ANTHROPIC_API_KEY`` in the shell alone never switches a test to the paid API.
+    ``MSGMODEL_OFFLINE=1`` forces the local API even over ``MSGMODEL_LIVE``. ``model`` is the
+    local API's model (ignored by the live API).
     """
     if local is None:
-        local = bool(os.environ.get("MSGMODEL_OFFLINE")) or not os.environ.get("ANTHROPIC_API_KEY")
+        live = os.environ.get(LIVE_ENV, "").strip().lower() in ("1", "true", "yes")
+        local = bool(os.environ.get("MSGMODEL_OFFLINE")) or not live
     if local:
         return local_client(model)
     import anthropic
@@ -751,6 +851,10 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         try:
             answer = api.handle(method, self.path, headers, body)
+        except TimeoutAnswer as e:  # a scripted timeout: hold the connection, then close it unanswered
+            time.sleep(max(0.0, e.turn.seconds))
+            self.close_connection = True
+            return
         except Exception as e:  # a bug here must still answer in the API's shape, not drop the connection
             answer = error_response(
                 500, "api_error", f"Internal server error ({type(e).__name__})", request_id=_request_id(body)
@@ -895,14 +999,16 @@ def make_server(
     max_connections: int = MAX_CONNECTIONS,
     overload_wait: float = OVERLOAD_WAIT,
     time_budget: float | None = budget.REQUEST_BUDGET,
+    strict_models: bool = True,
 ) -> LocalServer:
     """A bound, not yet serving, HTTP server for the local API (``port=0``: any free port).
 
     Run it with ``server.serve_forever()`` (in a thread, say); stop it with
     ``server.shutdown()`` then ``server.server_close()``. ``host`` must be loopback.
     ``time_budget``: seconds of work per request before its 504 (``msgmodel.api.budget``).
+    ``strict_models=False``: any model id is answered (see ``LocalAPI``).
     """
-    api = LocalAPI(model, max_body_bytes=max_body_bytes, time_budget=time_budget)
+    api = LocalAPI(model, max_body_bytes=max_body_bytes, time_budget=time_budget, strict_models=strict_models)
     address = (_check_loopback(host), port)
     return LocalServer(
         address,
@@ -914,19 +1020,25 @@ def make_server(
     )
 
 
-def serve(port: int, *, host: str = "127.0.0.1", model: Model | None = None) -> None:
-    """Serve the local API on ``host:port`` until interrupted (Ctrl-C)."""
-    server = make_server(port, host=host, model=model, quiet=False)
-    print(
-        f"msgmodel local Messages API on {server.url} (POST /v1/messages, GET /v1/models); Ctrl-C to stop\n"
-        f"  point the official SDK at it (it needs a key; any key works, none is checked):\n"
-        f'    anthropic.Anthropic(base_url="{server.url}", api_key="dummy")\n'
-        f"  or any client that reads the environment:\n"
-        f"    ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY=dummy <your agent>",
-        file=sys.stderr,
-        flush=True,
-    )
-    try:
+def serve(port: int, *, host: str = "127.0.0.1", model: Model | None = None, strict_models: bool = True) -> None:
+    """Serve the local API on ``host:port`` until interrupted (Ctrl-C).
+
+    The base URL is the one line printed on standard output (``http://127.0.0.1:PORT``), so a
+    script that starts ``serve --port 0`` reads the port chosen there; how to point a client at
+    it goes to standard error, as does the request log.
+    """
+    server = make_server(port, host=host, model=model, quiet=False, strict_models=strict_models)
+    try:  # Ctrl-C as soon as the URL is out (a script that read it and stops at once) still exits 0
+        print(server.url, flush=True)
+        print(
+            f"msgmodel local Messages API on {server.url} (POST /v1/messages, GET /v1/models); Ctrl-C to stop\n"
+            f"  point the official SDK at it (it needs a key; any key works, none is checked):\n"
+            f'    anthropic.Anthropic(base_url="{server.url}", api_key="dummy")\n'
+            f"  or any client that reads the environment:\n"
+            f"    ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY=dummy <your agent>",
+            file=sys.stderr,
+            flush=True,
+        )
         server.serve_forever()
     except KeyboardInterrupt:
         pass
@@ -949,20 +1061,44 @@ def _port_number(text: str) -> int:
 
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
-    """The ``serve`` subcommand's arguments: ``--port`` and ``--host`` (loopback only)."""
+    """The ``serve`` subcommand's arguments: ``--port``, ``--host`` (loopback only), ``--script``, ``--any-model``."""
     parser.add_argument(
         "--port",
         type=_port_number,
         default=DEFAULT_PORT,
-        help=f"TCP port 0..65535 (default {DEFAULT_PORT}; 0 picks a free one)",
+        help=f"TCP port 0..65535 (default {DEFAULT_PORT}; 0 picks a free one; the URL is printed on stdout)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="a loopback address: 127.0.0.1 (default), ::1 or localhost")
+    parser.add_argument(
+        "--script",
+        metavar="FILE",
+        help="answer with the turns of this script file (.json or .toml; see msgmodel.api.script_file), "
+        "one per request in call order, instead of the rule model",
+    )
+    parser.add_argument(
+        "--any-model",
+        action="store_true",
+        help="answer any model id (by default an id the installed SDK does not list is a 404, as the live API's)",
+    )
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    """Run ``serve`` for parsed arguments; 0 after Ctrl-C, 2 for a non-loopback host or a busy port."""
+    """Run ``serve`` for parsed arguments; 0 after Ctrl-C, 2 for a non-loopback host, a busy port or a bad script."""
+    from msgmodel.api.script_file import ScriptFileError, load_script
+
+    model: Model | None = None
+    strict_models = not getattr(args, "any_model", False)
+    script_path = getattr(args, "script", None)
+    if script_path is not None:
+        try:
+            script = load_script(script_path)
+        except ScriptFileError as e:
+            print(f"msgmodel serve: {e}", file=sys.stderr)
+            return 2
+        model = script.model()
+        strict_models = strict_models and script.strict_models
     try:
-        serve(args.port, host=args.host)
+        serve(args.port, host=args.host, model=model, strict_models=strict_models)
     except (ValueError, OverflowError) as e:  # OverflowError: a port out of range given past configure_serve
         print(f"msgmodel serve: {e}", file=sys.stderr)
         return 2

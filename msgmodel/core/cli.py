@@ -28,9 +28,12 @@ reading conversation files, telling their format from their content, and printin
     replace the body's own ``model`` / ``thinking.type`` / ``tools``.
 
     Output: ``FILE: <the API's error text>`` and an indented ``hint:`` line per violation,
-    or ``FILE: ok (N messages)``. ``--json`` prints one JSON array instead, an object per
-    problem: ``file`` (the file's name, as given or found in a directory), ``line`` (the 1-based
-    line in JSONL, also for a line that cannot be read; else null), ``rule``, ``path``, ``message``
+    or ``FILE: ok (N messages)``. Violations are listed in the order the API checks its rules
+    (``protocol.validate``'s order), not in line order: the first one is the 400 the live API would
+    answer with, and fixing it first is what gets the request through. ``--json`` prints one JSON
+    array instead, an object per problem: ``file`` (the file's name, as given or found in a
+    directory), ``line`` (the 1-based line in JSONL, also for a line that cannot be read; else
+    null), ``rule``, ``path``, ``message``
     (the text after the path), ``error`` (the API's full error text) and ``hint``. A file that
     cannot be read (missing, over ``MAX_INPUT_BYTES`` or memory, not UTF-8, not JSON, nested deeper than the reader can
     follow) is the user's problem, and is reported as such on stderr in one line (and in the
@@ -269,6 +272,15 @@ def _looks_like_message(value: object) -> bool:
     return isinstance(value, dict) and ("role" in value or "content" in value)
 
 
+TORN_HINT: Final = (
+    "; it is the last line and has no line end: a torn tail (a crash in the middle of an append), "
+    "which msgmodel.core.storage.repair(path) cuts off"
+)
+"""Added to an unreadable last JSONL line without its ``\\n``: ``storage.load`` reads the file, reports the
+tail as torn, and ``storage.repair`` cuts it (it was never acknowledged). ``check`` still exits 2: the file
+as it stands is not a conversation to commit."""
+
+
 def _is_header(value: object) -> bool:
     from msgmodel.core.storage import HEADER_KEY
 
@@ -293,7 +305,10 @@ def _load_message_jsonl(p: Probe) -> Document:
         try:
             messages.append(_parse_json(line))
         except ValueError as e:
-            raise InputError(p.name, f"line is not JSON ({_line_json_error(e)})", line=no) from None
+            why = f"line is not JSON ({_line_json_error(e)})"
+            if no == p.lines[-1][0] and not p.text.endswith("\n"):  # what a write cut short leaves
+                why += TORN_HINT
+            raise InputError(p.name, why, line=no) from None
         numbers.append(no)
     if not messages or not _is_header(messages[0]):
         return Document("jsonl", messages, lines=tuple(numbers))

@@ -713,6 +713,7 @@ def compact_with_provenance(
     exclude_tools: Iterable[str] = (),
     clean_only: bool = False,
     strict: bool = False,
+    transcript: Callable[[Sequence[Message]], str] = transcript_of,
 ) -> Compaction:
     """Summarize all but a recent window that starts at a clean cut; say what was replaced and what fell short.
 
@@ -720,7 +721,8 @@ def compact_with_provenance(
     ``clear_results=N``: first shorten every tool result but the ``N`` latest (``clear_tool_results``,
     ``exclude_tools`` spared), only as many as bring the history within ``max_tokens`` when one is
     given; if that is enough nothing is summarized. The summary always reads the original messages.
-    ``summarize`` is called once, on ``transcript_of(messages[:kept_from])``, and only if something
+    ``summarize`` is called once, on ``transcript(messages[:kept_from])`` (``transcript_of`` by default;
+    ``functools.partial(transcript_of, result_limit=N)`` lets it read longer results), and only if something
     is to be summarized and that transcript has any text (a prefix of, say, only redacted thinking
     is replaced by a fixed note instead).
 
@@ -750,8 +752,8 @@ def compact_with_provenance(
     if not plan.summarizes:
         result = same(messages=tuple(working), summary="", replaced=(0, 0), kept_from=0, transcript="", cleared=cleared)
     else:
-        transcript = transcript_of(messages[: plan.kept_from])
-        summary = summarize_transcript(transcript, summarize) if transcript.strip() else _EMPTY_TRANSCRIPT_SUMMARY
+        text = transcript(messages[: plan.kept_from])
+        summary = summarize_transcript(text, summarize) if text.strip() else _EMPTY_TRANSCRIPT_SUMMARY
         if not summary.strip():
             raise CompactionError(
                 f"the summarizer returned an empty summary for messages 0..{plan.kept_from - 1}; "
@@ -764,7 +766,7 @@ def compact_with_provenance(
             summary=summary,
             replaced=(0, plan.kept_from),
             kept_from=plan.kept_from,
-            transcript=transcript,
+            transcript=text,
             cleared=tuple(t for t in cleared if t in in_window),
         )
     if strict and result.shortfall is not None:
@@ -783,6 +785,7 @@ def compact(
     exclude_tools: Iterable[str] = (),
     clean_only: bool = False,
     strict: bool = False,
+    transcript: Callable[[Sequence[Message]], str] = transcript_of,
 ) -> list[Message]:
     """``[summary, *window]``: the history with all but a recent, cleanly cut window summarized.
 
@@ -803,6 +806,7 @@ def compact(
         exclude_tools=exclude_tools,
         clean_only=clean_only,
         strict=strict,
+        transcript=transcript,
     )
     if result.shortfall is not None:
         warnings.warn(str(result.shortfall), CompactionWarning, stacklevel=2)

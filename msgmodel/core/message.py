@@ -627,14 +627,14 @@ def result_text(b: ToolResultBlock) -> str:
     return " ".join(t for t in (block_to_text(c) for c in content) if t)
 
 
-def _opaque_to_text(b: OpaqueBlock) -> str:
+def _opaque_to_text(b: OpaqueBlock, args_limit: int = ARGS_LIMIT) -> str:
     kind = b.kind
     raw = b.raw
     if kind == "redacted_thinking":
         return ""
     if kind in ("server_tool_use", "mcp_tool_use"):
         name = raw.get("name", "?")
-        return f"[server call {name}({_cut(_json_text(raw.get('input', {})), ARGS_LIMIT)})]"
+        return f"[server call {name}({_cut(_json_text(raw.get('input', {})), args_limit)})]"
     if kind.endswith("_tool_result"):
         return f"[server result: {kind}]"
     if kind == "image":
@@ -645,50 +645,56 @@ def _opaque_to_text(b: OpaqueBlock) -> str:
     return f"[{kind}]"
 
 
-def block_to_text(b: ContentBlock) -> str:
+def block_to_text(b: ContentBlock, *, args_limit: int = ARGS_LIMIT, result_limit: int = RESULT_LIMIT) -> str:
     """One block as a summarizer should read it.
 
-    Text as itself; a tool call as ``[call name(args)]`` (args JSON cut at 200
-    characters); a result as ``[result: ...]`` or ``[result (failed): ...]`` (cut at
-    500); thinking as nothing (it is the model's scratch space, not the conversation);
-    other kinds as a short label such as ``[image]``. An ellipsis marks every cut.
+    Text as itself; a tool call as ``[call name(args)]`` (args JSON cut at ``args_limit``
+    characters, 200); a result as ``[result: ...]`` or ``[result (failed): ...]`` (cut at
+    ``result_limit``, 500); thinking as nothing (it is the model's scratch space, not the
+    conversation); other kinds as a short label such as ``[image]``. An ellipsis marks every cut.
     """
     match b:
         case TextBlock():
             return b.text
         case ToolUseBlock():
-            return f"[call {b.name}({_cut(_json_text(b.input), ARGS_LIMIT)})]"
+            return f"[call {b.name}({_cut(_json_text(b.input), args_limit)})]"
         case ToolResultBlock():
             label = "result (failed)" if b.is_error else "result"
-            return f"[{label}: {_cut(result_text(b), RESULT_LIMIT)}]"
+            return f"[{label}: {_cut(result_text(b), result_limit)}]"
         case ThinkingBlock():
             return ""
         case OpaqueBlock():
-            return _opaque_to_text(b)
+            return _opaque_to_text(b, args_limit)
         case _:
             assert_never(b)
 
 
-def message_to_text(m: Message) -> str:
-    """The message as text: each block through ``block_to_text``, one per line, empties dropped."""
+def message_to_text(m: Message, *, args_limit: int = ARGS_LIMIT, result_limit: int = RESULT_LIMIT) -> str:
+    """The message as text: each block through ``block_to_text`` (with these limits), one per line, empties dropped."""
     content = m.content
     if isinstance(content, str):
         return content
-    return "\n".join(t for t in (block_to_text(b) for b in content) if t)
+    texts = (block_to_text(b, args_limit=args_limit, result_limit=result_limit) for b in content)
+    return "\n".join(t for t in texts if t)
 
 
 _ROLE_LABELS: Final[dict[str, str]] = {"user": "User", "assistant": "Assistant", "system": "System"}
 
 
-def transcript_of(messages: Iterable[Message]) -> str:
+def transcript_of(
+    messages: Iterable[Message], *, args_limit: int = ARGS_LIMIT, result_limit: int = RESULT_LIMIT
+) -> str:
     """A role-labelled transcript a summarizer can read, tool calls and failures included.
 
     One paragraph per message that has any text, ``User: ...`` / ``Assistant: ...``,
-    separated by a blank line.
+    separated by a blank line. A call's arguments are cut at ``args_limit`` characters and a
+    result at ``result_limit`` (``ARGS_LIMIT`` 200, ``RESULT_LIMIT`` 500): a summarizer with
+    room to read more can be given more, ``functools.partial(transcript_of, result_limit=4000)``
+    as ``compact(..., transcript=...)``.
     """
     parts = []
     for m in messages:
-        text = message_to_text(m)
+        text = message_to_text(m, args_limit=args_limit, result_limit=result_limit)
         if text:
             parts.append(f"{_ROLE_LABELS[m.role]}: {text}")
     return "\n\n".join(parts)

@@ -78,8 +78,10 @@ __all__ = [
     "ScanError",
     "SiteKind",
     "Table",
+    "bypasses_in",
     "describe",
     "exhaustive_block_matches",
+    "model_imports",
     "scan_block_knowledge",
     "scan_model_bypasses",
     "scan_source",
@@ -605,6 +607,31 @@ def _bypasses(source: str, path: str) -> list[Bypass]:
         if ON_PURPOSE not in code:
             found.add(Bypass(kind, path, line, code.strip()))
     return sorted(found, key=lambda b: (b.line, b.kind))
+
+
+def model_imports(modules: Iterable[str], *, model: str = "msgmodel.core.message") -> dict[str, list[str]]:
+    """Per module (a dotted name), the names its top level imports from ``model``, in the order written.
+
+    Read from the source with ``ast``: what each rebuilt layer takes from the authority (chapter 05).
+    """
+    found: dict[str, list[str]] = {}
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise ScanError(f"{name}: no such module")
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"), filename=spec.origin)
+        found[name] = [
+            alias.name
+            for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.module == model
+            for alias in node.names
+        ]
+    return found
+
+
+def bypasses_in(source: str, *, name: str = "snippet.py") -> list[Bypass]:
+    """``scan_model_bypasses`` on a piece of source text (a teammate's change, in a chapter), named ``name``."""
+    return sorted(_bypasses(source, name), key=lambda b: (b.line, b.kind))
 
 
 def scan_model_bypasses(target: ScanTarget, *, exclude: Iterable[str] = ()) -> list[Bypass]:

@@ -212,9 +212,13 @@ class Agreement:
         return self.agreeing == len(self.captures)
 
     def _title(self) -> str:
-        return _("validate vs the live API: {agreeing} of {n} public captures agree byte for byte").format(
-            agreeing=self.agreeing, n=len(self.captures)
-        )
+        n = len(self.captures)
+        filled = sum(c.filled for c in self.captures)
+        rebuilt = sum(c.reconstructed for c in self.captures)
+        return _(
+            "validate vs the live API: {agreeing} of {n} public captures agree byte for byte: {verbatim} texts "
+            "verbatim, {filled} with placeholders we filled in; {rebuilt} requests reconstructed"
+        ).format(agreeing=self.agreeing, n=n, verbatim=n - filled, filled=filled, rebuilt=rebuilt)
 
     def summary(self) -> AgreementSummary:
         """The short view: the count, what the evidence is, and one line per capture."""
@@ -261,8 +265,6 @@ class AgreementSummary:
         a = self.agreement
         caps = a.captures
         refused = sum(c.live_status == 400 for c in caps)
-        filled = sum(c.filled for c in caps)
-        rebuilt = sum(c.reconstructed for c in caps)
         rows: dict[tuple[int, str], list[Capture]] = {}
         for c in caps:
             rows.setdefault((c.live_status, c.rule), []).append(c)
@@ -271,13 +273,9 @@ class AgreementSummary:
             a._title(),
             "  "
             + _(
-                "{refused} refusals and {accepted} acceptance; {verbatim} texts verbatim, "
-                "{filled} quoted with placeholders (ids, message numbers) we filled in for the request;"
-            ).format(refused=refused, accepted=len(caps) - refused, verbatim=len(caps) - filled, filled=filled),
-            "  "
-            + _("{exact} requests known exactly, {rebuilt} reconstructed from the report").format(
-                exact=len(caps) - rebuilt, rebuilt=rebuilt
-            ),
+                "{refused} refusals and {accepted} acceptance; placeholders are the ids and message numbers a report "
+                "left out; a reconstructed request is rebuilt from the report, not recorded"
+            ).format(refused=refused, accepted=len(caps) - refused),
         ]
         for (status, rule), group in rows.items():
             c = group[0]

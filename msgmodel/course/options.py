@@ -31,21 +31,27 @@ import textwrap
 import time
 import types
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 from msgmodel.core.message import Message, from_json, to_json
 from msgmodel.course.teaching import type_check
 
 __all__ = [
+    "BENCH_GOALS",
     "CLASSES_SOURCE",
     "MISTAKES",
     "OPTION_SOURCES",
     "UNION_SOURCE",
     "barh",
+    "bench_verdicts",
+    "committed_bench",
+    "decode_grid",
     "decode_outcomes",
     "decode_times",
     "load",
     "mistakes_caught",
+    "option_excerpt",
     "options",
 ]
 
@@ -383,6 +389,63 @@ def _outcome(decode: Callable[[bytes], Any], data: bytes) -> str:
     return "accepted"
 
 
+_NO_PATH: Final = ("TypeError", "KeyError")  # exceptions that name no place in the input
+
+
+def _verdict(result: str, same: bool) -> str:
+    if result == "accepted":
+        return "accepted" if same else "DROPS it"
+    kind = result.split(":")[0].split(" ")[0]
+    return f"{kind}, no path" if kind in _NO_PATH else "refused, path"
+
+
+_LIKE_TOOL_RESULT: Final = ("class TextBlock", "class ThinkingBlock", "class ToolUseBlock")
+
+
+def option_excerpt(source: str) -> str:
+    """An option's scratch module without its imports and without ``TextBlock``, ``ThinkingBlock`` and
+    ``ToolUseBlock``, which repeat the pattern of ``ToolResultBlock``: one comment line stands for them (the full
+    module is ``OPTION_SOURCES``)."""
+    chunks = source.strip("\n").split("\n\n")
+    kept: list[str] = []
+    for chunk in chunks:
+        if all(line.startswith(("import ", "from ")) for line in chunk.splitlines()):
+            continue
+        if any(name in chunk for name in _LIKE_TOOL_RESULT):
+            if not kept or not kept[-1].startswith("# TextBlock"):
+                kept.append("# TextBlock, ThinkingBlock, ToolUseBlock: written like ToolResultBlock")
+            continue
+        kept.append(chunk)
+    return "\n\n".join(kept)
+
+
+def decode_grid(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec]) -> str:
+    """``decode_outcomes`` in one short cell per input and option, then a refusal with no path and one with a path.
+
+    ``accepted``: decoded and written back unchanged; ``DROPS it``: written back without a field;
+    ``refused, path``: an error naming where in the input; ``TypeError, no path``: one that does not.
+    The refusal with a path shown in full is the last option's (``msgmodel.from_json``).
+    """
+    names = {name: name.split(".")[-1].split(" ")[0] for name in codecs}
+    width = max(map(len, inputs)) + 2
+    lines = [" " * width + "".join(f"{short:20}" for short in names.values())]
+    no_path, with_path = "", ""
+    for label, data in inputs.items():
+        cells = []
+        for name, (decode, encode) in codecs.items():
+            result = _outcome(decode, data)
+            same = result == "accepted" and json.loads(encode(decode(data))) == json.loads(data)
+            verdict = _verdict(result, same)
+            example = f"  {names[name]}, {label}: {textwrap.shorten(result, 84, placeholder=' …')}"
+            if verdict.endswith("no path"):
+                no_path = no_path or example
+            elif verdict.startswith("refused"):
+                with_path = example if not with_path or name == list(codecs)[-1] else with_path
+            cells.append(f"{verdict:20}")
+        lines.append(f"{label:{width}}" + "".join(cells))
+    return "\n".join(line.rstrip() for line in [*lines, no_path, with_path] if line)
+
+
 def decode_outcomes(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec]) -> str:
     """Per input, what each option's decoder does with it; an accepted input is also written back and compared."""
     lines = []
@@ -394,6 +457,49 @@ def decode_outcomes(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec]) ->
                 same = json.loads(encode(decode(data))) == json.loads(data)
                 result = "accepted; written back unchanged" if same else "accepted, but written back WITHOUT it"
             lines.append(f"  {name:19} {textwrap.shorten(result, 96, placeholder=' …')}")
+    return "\n".join(lines)
+
+
+BENCH_GOALS: Final[dict[str, str]] = {
+    "P1": "decode ≥ 3× as fast as json.loads, ≥ 20× the SDK",
+    "P2": "validate no slower than json.loads",
+    "P3": "linear: 10× the messages, ≤ 12× the time",
+    "P4": "memory ≤ 0.55× the same data as dicts",
+    "P5": "import msgmodel ≤ 150 ms",
+}
+"""The benchmark's five goals, as ``bench/RESULTS.md`` states them."""
+
+
+def committed_bench(start: Path | None = None) -> dict[str, Any]:
+    """The committed benchmark run, ``bench/results.json`` (written by ``python -m bench.run --publish``).
+
+    Looked for beside the package's repository, then in the working directory and its parents;
+    ``FileNotFoundError`` names where.
+    """
+    cwd = (start or Path.cwd()).resolve()
+    places = [Path(__file__).resolve().parents[2], cwd, *cwd.parents]
+    for place in places:
+        if (place / "bench" / "results.json").is_file():
+            data: dict[str, Any] = json.loads((place / "bench" / "results.json").read_text(encoding="utf-8"))
+            return data
+    raise FileNotFoundError("no bench/results.json in: " + ", ".join(map(str, places)))
+
+
+def bench_verdicts(results: Mapping[str, Any]) -> str:
+    """P1's ratios in one line, then each goal met or missed (P3 with its two tenfold growths)."""
+    p1 = results["P1"]
+    lines = [
+        f"P1, decoding {results['messages']:,} messages, from_json is faster than json.loads by "
+        f"{p1['x_vs_json_loads']:.1f}×, a pydantic union by {p1['x_vs_pydantic_union']:.1f}×, "
+        f"the SDK's TypeAdapter by {p1['x_vs_sdk']:.1f}×"
+    ]
+    p3 = results["P3"]
+    growth = f"from {p3['rows'][0]['compact'] * 1000:.0f} ms: " + ", then ".join(
+        f"×{g['compact']:.1f}" for g in p3["growth"]
+    )
+    for name, goal in BENCH_GOALS.items():
+        verdict = "met" if results[name]["goal_met"] else "missed"
+        lines.append(f"  {name} {goal:50} {verdict}{' ' + growth if name == 'P3' else ''}")
     return "\n".join(lines)
 
 

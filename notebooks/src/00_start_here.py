@@ -60,13 +60,13 @@
 #
 # ### Three ways to use the series
 #
-# A 90-minute class, interview preparation, or executable documentation (the optional cell after the route says
-# more about the last two).
+# A 90-minute class (below), interview preparation (chapter 06's drill), or executable documentation (the tests
+# re-check every output); the optional cell after the route says more about the last two.
 #
 # * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab shows a
 #   cell's tags in its property inspector) explain both bugs, their common cause and the model that removes it. The
-#   route, measured on the notebooks themselves, in minutes of careful reading (every word of prose, every line of
-#   code and every output on the route):
+#   route's minutes are the careful model's (under the table), which reads outputs as fast as prose; a fresh reader
+#   who checked every output estimated about two hours (two and a half with chapter 06's drill written out):
 
 # %% tags=["core"]
 from msgmodel.course.teaching import core_route
@@ -139,7 +139,8 @@ print("blocks:", [(type(b).__name__, b.type) for b in reply.content])  # on purp
 
 # %% [markdown] tags=["core"]
 # `stop_reason: tool_use`: the model waits for a tool result. We convert the SDK's objects once, at the boundary,
-# into `msgmodel` blocks. **Message 1**, the assistant's turn, holds a text block and a `tool_use` block:
+# into `msgmodel` blocks. **Message 1**, the assistant's turn, holds a text block and a `tool_use` block (`extra`
+# keeps API fields the model does not type, such as `cache_control`; chapter 04):
 
 # %% tags=["core"]
 history.append(assistant_msg(blocks_from_api(reply.content)))
@@ -189,6 +190,9 @@ for i, wire in enumerate(to_api(history)):
 # | 4 | A request that holds tool blocks must define `tools=`. | a summarizer called without tools (02) |
 # | 5 | On Claude 4.6 and later, a request ends with a **user** message. | replaying a stored history as is |
 #
+# Rules 2 and 3 are the **pairing rules**; their three errors are `orphan_tool_result` (2), `dangling_tool_use` and
+# `tool_use_not_last` (3). Rules 1, 2, 3 and 5 rest on captured live answers (chapter 01), rule 4 on users' reports.
+#
 # Rule 3 means the results come first in that next message, before any text, and nothing sits between a call and its
 # answers (a user who interjects before the results arrive breaks it). Rule 5 is recent: models from Claude 4.6 on no
 # longer accept *prefill*, a request ending with an assistant message for the model to continue, so a stored history
@@ -205,13 +209,14 @@ try:
     client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(window))
 except anthropic.BadRequestError as err:
     print("HTTP", err.status_code)
-    print(err.api_message)  # the SDK error's field for the API's own sentence: err.body["error"]["message"]
+    print(err.api_message)  # anthropic ≥ 2.14: the API's own sentence, err.body["error"]["message"]
 
 # %% [markdown] tags=["core"]
 # That sentence is the live API's wording: Claude Code users pasted the same text, down to `messages.0.content.0`,
 # into [anthropics/claude-code#24670](https://github.com/anthropics/claude-code/issues/24670). Chapter 01 runs the
 # local validator on each of the 15 public captures of a live answer that the series ships, and shows they agree
-# byte for byte; where no capture exists, the validator answers by a documented reading.
+# byte for byte once the ids a report left out are filled in; where no capture exists, the validator answers by a
+# documented reading.
 #
 # You don't need a round trip to know this. `msgmodel.core.protocol.validate` is the local API's own judge: it
 # returns the violations it finds, first the one the API would report (here there is one), each with a stable rule
@@ -264,11 +269,11 @@ show(session)
 #   one); its outputs are deterministic (fixed ids, fixed seeds, no clocks), so they can be committed and re-checked.
 # * **Exercises** are checked by `check("00.1", answer)`. A committed notebook shows each one unattempted. Stuck?
 #   `hint("00.1")`, then `hint("00.1", 2)`; `reveal("00.1", confirm=True)` shows a reference solution.
-# * **The real API.** Only the line that makes the client is local. With `ANTHROPIC_API_KEY` set in the environment
-#   (never in a notebook), `msgmodel.api.client()` returns a plain `anthropic.Anthropic()`; `client(local=True)` or
-#   `MSGMODEL_OFFLINE=1` forces the local API. The 400s should match where a live capture exists (chapter 01); a
-#   real model writes its own text and ids, so cells that assume the script may need a change. To serve the local
-#   API to other programs: `python -m msgmodel serve --port 8765`.
+# * **The real API.** Only the line that makes the client is local. `msgmodel.api.client()` returns a plain
+#   `anthropic.Anthropic()` only when asked: `client(local=False)`, or `MSGMODEL_LIVE=1` with `ANTHROPIC_API_KEY` in
+#   the environment (never in a notebook); a key alone is not enough. The 400s should match where a live capture
+#   exists (chapter 01); a real model writes its own text and ids, so cells that assume the script may need a change.
+#   To serve the local API to other programs: `python -m msgmodel serve --port 8765`.
 #
 # #### Glossary
 #

@@ -113,13 +113,13 @@ for keep in (6, 7):
 #
 # ### 4. Where the cut fell
 #
-# Both runs handed the compactor the same 13 messages the first time. `keep=7` kept `history[-7:]`, `keep=6` one
-# message less:
+# The `keep=7` run first handed its compactor 13 messages (the engine compacts above 12, whatever `keep` is). It kept
+# `history[-7:]`; `keep=6` keeps one message less:
 
 # %% tags=["core", "demo"]
 before = from_api(compactor.handed[-1])
 start = len(before) - 7
-outline(before, {start: "history[-7:] starts here: refused", start + 1: "history[-6:] starts here: accepted"})
+outline(before, {start: "history[-7:] starts here: refused", start + 1: "history[-6:] starts here: accepted"}, since=4)
 
 # %% [markdown] tags=["core"] holdback=["Message 6 answers…into the summary.", "The request sent…message 1."]
 # Message 6 answers the `calculator` call in message 5, and message 5 is above the cut: it went into the summary.
@@ -168,9 +168,10 @@ print(f"the window starts on role={before[start].role!r}; a clean user start? {i
 #
 # **Stricter than the protocol, on purpose.** With `keep=6` the window opened on message 7, the assistant's *text*
 # answer, and the API accepted it: the protocol forbids only a result whose call is gone (and a call whose result is
-# gone). msgmodel's compaction (chapter 05) still cuts only before a clean user start, a design choice: every kept
-# round stays whole (prompt, calls, results, answer), so the model never reads an answer whose question went into the
-# summary, and "where may a window start?" has one answer that is easy to test. For message 7 the two rules disagree:
+# gone). msgmodel's compaction (chapter 05) still prefers to cut before a clean user start, a design choice: every
+# kept round stays whole (prompt, calls, results, answer), so the model never reads an answer whose question went into
+# the summary. Only inside one long tool loop, where no clean start serves, does it fall back to a cut before an
+# assistant turn (chapter 05, section 3). For message 7 the two rules disagree:
 
 # %% tags=["core"]
 m7 = before[start + 1]
@@ -265,8 +266,9 @@ print("agrees with the authority of chapter 04 on every message above:", agree)
 # %% [markdown] tags=["core"]
 # Every part of that expression is a fact about **the shape of a message**, not about compaction: the role names;
 # `content` is a string or a list; a block's kind is under `"type"`; a tool's answer is a `"tool_result"` block inside
-# a user message. Compaction now owns a private copy of that knowledge. It agrees with the authority today; nothing
-# makes it agree tomorrow. Chapter 02 finds copy #2 and the bug it hides; chapter 03 counts every copy.
+# a user message. Compaction now owns a private copy of that knowledge. It agrees with the authority (chapter 04's
+# `msgmodel.core.message`, the one module that owns the shape of a message) today; nothing makes it agree tomorrow.
+# Chapter 02 finds copy #2 and the bug it hides; chapter 03 counts every copy.
 
 # %% [markdown]
 # ## Follow-up questions

@@ -128,7 +128,8 @@ for name, text in (("step 30", step30_text), ("authority", authority_text)):
 
 # %% [markdown] tags=["core"]
 # So every project that summarizes without tools writes some "block to text" function, and that function decides
-# what survives compaction.
+# what survives compaction. msgmodel flattens too, for size: its transcript keeps names, arguments, results, failures
+# and cut marks and drops the bulk; the raw blocks with `tool_choice: none` would be exact, and as big as the history.
 #
 # ### 4. Ask the summaries
 #
@@ -220,7 +221,8 @@ for what, total, by_copy2, by_authority in rows:
 # %% [markdown] tags=["core"]
 # ### 6. The `toolUseId` slip
 #
-# This is the series' one full telling of the slip; later chapters refer back here. The original step-31 tutorial
+# A third bug, and a loud one, unlike step 30's. This is the series' one full telling of the slip; later chapters
+# refer back here. The original step-31 tutorial
 # warns that a constructor guarantees "the field name `tool_use_id` is never mistyped as `toolUseId` somewhere", the
 # hardest kind of bug to find while messages are `any`. It cites no such bug report: **the legacy engine plants one**
 # (our illustration) so we can watch it. It builds its `tool_result` dicts inline, on two lines:

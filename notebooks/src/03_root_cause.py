@@ -151,9 +151,10 @@ for who, text in answers.items():
     print(f"{who:27} {text!r}")
 
 # %% [markdown] tags=["core"]
-# The api copy and the authority agree (both join text blocks with nothing between, as the API streams them). The
-# summarizer's two copies do not, and which text the summarizer reads depends on which copy compaction was handed:
-# nobody decided that.
+# The api copy and the authority agree: both join text blocks with nothing between, by design (a client printing the
+# streamed text deltas shows exactly that; a separator would add characters the model never wrote). The summarizer's
+# two copies differ; copy #2 is a transcript, one line per block, so part of that is its job. Which text the
+# summarizer reads depends on which copy compaction was handed: nobody decided that.
 #
 # ### 4. Where the cost lands: the copies run on the complex paths
 #
@@ -170,8 +171,8 @@ print(reach_table(sites, paths))
 
 # %% [markdown] tags=["core"]
 # (`api.create_message` holds knowledge because it turns the SDK's reply into a message dict by hand.) The plain
-# question touches a few sites, all in the engine and the api layer, and those work. Every site that
-# carried a bug sits on a path that a demo, a smoke test or a short session never takes:
+# question touches a few sites, all in the engine and the api layer, and those work. Every copy, buggy or not, sits
+# on a path that a demo, a smoke test or a short session never takes:
 
 # %% tags=["core"]
 def first_site(function):

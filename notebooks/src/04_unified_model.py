@@ -40,7 +40,8 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 #
 # 1. **One place** to get right and to change.
 # 2. **The checker can see it.** Inside `if b.type == "text":` mypy knows `b` is a `TextBlock`, and a `match`
-#    that forgets a kind fails the check instead of returning nothing in production.
+#    ending in `assert_never` that forgets a kind fails the check instead of returning nothing in production (a
+#    discipline: a `case _: return ""` still passes; chapter 06, I4, says what mypy does not list).
 # 3. **The edges are guarded.** A misspelled field fails on the line that writes it, and a bad file fails on load
 #    with the path of the bad value.
 #
@@ -121,7 +122,8 @@ print(msgspec.structs.replace(call, name="read_file"))
 #
 # A `Message` is a role and a content in either of the two forms the API accepts. The role is `"user"`, `"assistant"`
 # or `"system"`: the system prompt goes in the request's top-level `system=`, but some newer models take a system turn
-# mid-conversation (`system_text`), which the validator allows per model (below). Why not always a list? The original
+# mid-conversation (`system_text`), which the validator allows per model (below; which models do is our reading of
+# Anthropic's docs, not a captured answer). Why not always a list? The original
 # tutorial's answer: what a person types and a compaction summary are plain text, and wrapping them as
 # `[{"type": "text", ...}]` is needless ceremony; assistant turns and tool results must be lists, because they carry
 # `tool_use` and `tool_result` blocks. Keeping both forms matches the protocol, and `blocks_of` hides the difference
@@ -142,7 +144,8 @@ for model in ("claude-sonnet-4-6", "claude-opus-4-8"):
 #
 # The constructors build a realistic exchange: the model greps the config and, in the same turn, reads a file that
 # does not exist. `tool_result_msg` carries a protocol fact so callers need not remember it: tool results travel in
-# a **user** turn.
+# a **user** turn. (A block is built by its own class, `TextBlock(...)` and the rest, or by `tool_result_block`; the
+# rule is about *messages*.)
 
 # %% tags=["core"]
 from msgmodel import assistant_msg, tool_result_block, tool_result_msg
@@ -158,25 +161,26 @@ history = [
 show(history)
 
 # %% [markdown] tags=["core"]
-# With a constructor, chapter 02's `toolUseId` slip fails on the line that makes it, and mypy rejects it before anything
-# runs (`type_check` runs `mypy --strict` on a snippet, in this process), as it rejects a role the model does not
-# have; the hand-built dict passes mypy silently:
+# With a constructor, chapter 02's `toolUseId` slip fails on the line that makes it (and mypy rejects it before
+# anything runs: chapter 07, section 2a).
+#
+# What keeps "the only way"? The typed classes stop a wrong field or role, not a teammate's hand-built
+# `Message(role="assistant", ...)` holding a `tool_result`: that type-checks. `validate` catches it before sending,
+# and the project's own check, `tests/test_layout.py`, scans the package and these chapters for a `Message(...)` built
+# or `.content` walked outside `message.py` (the legacy exhibit and `# on purpose` lines excepted) and fails on any:
 
 # %% tags=["core"]
-from msgmodel.course.teaching import type_check
+from msgmodel import Message
+from msgmodel.course.knowledge import bypasses_in, scan_model_bypasses
 
 try:
     tool_result_block(toolUseId="toolu_01B", content="no such file", is_error=True)
 except TypeError as e:
     print("TypeError:", e)
-type_check("""\
-    from typing import Any
-    from msgmodel import Message, tool_result_block
-
-    a = tool_result_block(toolUseId="toolu_01B", content="no such file", is_error=True)
-    b = Message(role="tool", content="hi")
-    c: dict[str, Any] = {"type": "tool_result", "toolUseId": "toolu_01B", "content": "no such file"}
-""")
+teammate = Message(role="assistant", content=[tool_result_block("toolu_01A", "3")])  # on purpose: a bypass
+print("validate:", validate([history[0], teammate], as_history=True)[0])
+print("the scan:", *bypasses_in('m = Message(role="assistant", content=[tool_result_block("toolu_01A", "3")])'))
+print("bypasses in msgmodel:", scan_model_bypasses("msgmodel", exclude=["msgmodel.course.legacy"]))
 
 # %% [markdown] tags=["core"]
 # ### 5. Readers: the only way to read
@@ -186,7 +190,8 @@ type_check("""\
 # and built on another reader: a user message for which `is_tool_result_message` is false (the original stresses
 # this: readers built on readers). `block_to_text`, `message_to_text` and `transcript_of` are chapter 02's fix,
 # written once. The route needs none of the rest (`server_tool_link` pairs the blocks of the API's server-side
-# tools, which no session here uses; `message_html` and `block_html` draw the cards).
+# tools, which no session here uses; `message_html` and `block_html` draw the cards; `result_text` and
+# `is_plain_text` are one-line helpers).
 
 # %% tags=["core"]
 from msgmodel import is_clean_user_start, is_tool_result_message, text_of, tool_uses_of
@@ -223,6 +228,8 @@ print(transcript_of(history))
 # missing class (`forgot_a_kind`). `mypy --strict` on both:
 
 # %% tags=["core", "demo"]
+from msgmodel.course.teaching import type_check
+
 type_check({
     "wrong_branch": """\
         from msgmodel import ContentBlock
@@ -328,8 +335,8 @@ for attempt in (lambda: TextBlock(text="hi", type="tool_use"), lambda: OpaqueBlo
 # returns (the message's own, for speed) are ordinary mutable objects. Treat them as read-only.
 #
 # **Constructing does not check types at run time.** msgspec checks types when it decodes, not in `__init__`, so
-# `Message(role="tool", content="hi")` is built without a word. mypy catches it before anything runs (section 4's
-# type check), and `from_api` at the boundary.
+# `Message(role="tool", content="hi")` is built without a word. mypy catches it before anything runs, and `from_api`
+# at the boundary.
 #
 # **Lossless means a typo survives decoding.** A misspelled `is_eror` on a known block lands in `extra` (it could be
 # a field the API added last week); `protocol.validate` refuses it. Validate before you send.
@@ -345,6 +352,7 @@ try:
     from_api(to_api([bad]))
 except DecodeError as e:
     print("DecodeError:", e)
+print(type_check('from msgmodel import Message\nbad = Message(role="tool", content="hi")\n'))
 typo = from_json(
     '[{"role":"user","content":"Read x."},'
     '{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01D","name":"read_file","input":{"path":"x"}}]},'

@@ -37,22 +37,24 @@
 # The cell parses each rebuilt module and lists what it takes from `msgmodel.core.message`: compaction asks the
 # step-29 and step-30 questions of `is_clean_user_start` and `transcript_of`; the engine builds with the constructors
 # and talks to the API through the codec; storage uses only the codec; the tools answer every call, failures
-# included, with `tool_result_block`.
+# included, with `tool_result_block`. (Compaction's twenty names: it also calls a summarizer, counts tokens on
+# `to_json` and keeps server-tool pairs whole.) Last, chapter 03's scanner after the refactor: what still spells a
+# block's shape by hand is where raw JSON enters (the codec in `message`, the validator's raw-request checks in
+# `protocol`, the Claude Code reader, the command line); compaction, the engine and storage have none (the one in
+# `tools` is a JSON schema's `"type"`).
 
 # %% tags=["core"]
-import ast
-import inspect
+from collections import Counter
 
-import msgmodel.core.compact
-import msgmodel.core.engine
-import msgmodel.core.storage
-import msgmodel.core.tools
+import msgmodel.core
+import msgmodel.course.legacy
+from msgmodel.course.knowledge import model_imports, scan_block_knowledge
 
-for module in (msgmodel.core.compact, msgmodel.core.engine, msgmodel.core.storage, msgmodel.core.tools):
-    tree = ast.parse(inspect.getsource(module))
-    names = [a.name for node in tree.body if isinstance(node, ast.ImportFrom) for a in node.names
-             if node.module == "msgmodel.core.message"]
-    print(f"{module.__name__:22} ← {', '.join(names)}")
+for module, names in model_imports(f"msgmodel.core.{m}" for m in ("compact", "engine", "storage", "tools")).items():
+    print(f"{module:22} ← {', '.join(names)}")
+by_hand = Counter(s.module.rsplit(".", 1)[-1] for s in scan_block_knowledge(msgmodel.core) if not s.typed)
+print(f"sites by hand: {len(scan_block_knowledge(msgmodel.course.legacy))} in the legacy package; in msgmodel.core:",
+      ", ".join(f"{module} {n}" for module, n in sorted(by_hand.items())))
 
 # %% [markdown] tags=["core"]
 # ### 2. The one behaviour that changes: the cut moves back, and chapter 01's conversation gets a 200
@@ -209,6 +211,9 @@ for name, render in renderers.items():
 # ### 6. The invariant, checked by Hypothesis
 #
 # > for every history the API accepts, and every `keep_recent`, `compact` returns a history the API accepts.
+#
+# ("Accepts" is `validate` with its defaults here; `tests/test_compact_properties.py` also checks it with thinking
+# enabled.)
 #
 # Hypothesis generates the histories: `agent_histories()` (`msgmodel.course.properties`) builds episodes of a prompt,
 # zero to three tool rounds (parallel calls, signed thinking, failed results) and maybe an answer; `derandomize=True`
@@ -458,6 +463,8 @@ except ValueError as e:
 # place the cut, repair and summary: [docs/survey.md](../docs/survey.md#chapter-05).
 
 # %%
+import inspect
+
 from anthropic.lib.tools import _beta_runner
 
 runner_source = inspect.getsource(_beta_runner)

@@ -62,7 +62,7 @@ string_shape, list_shape = typing.get_args(MessageContentParam)
 print("SDK: content is a", string_shape.__name__, "or an", typing.get_origin(list_shape).__name__, "of blocks")
 for name, content in [("string", "What is 6 * 7?"), ("blocks", [{"type": "text", "text": "What is 6 * 7?"}])]:
     reply = client.messages.create(model=MODEL, max_tokens=256, messages=[{"role": "user", "content": content}])
-    print(f"{name:>6} content -> 200: {text_of(assistant_msg(blocks_from_api(reply.content)))}")
+    print(f"{name:>6} content -> 200, stop_reason {reply.stop_reason!r}")
 
 # %% [markdown]
 # Why not turn every string into `[TextBlock(...)]` on the way in? Then the model would no longer return what it was
@@ -207,7 +207,9 @@ for decode in (lambda: msgspec.json.decode(b'[{"type": "image"}]', type=list[uni
 # One class in the union; then mypy names every exhaustive `match` that must handle it, whose `assert_never` would
 # receive it. In the library (`msgmodel/core`, `msgmodel/api`) that is **6 errors in 3 files**: the six functions an
 # `ast` scan lists below, those that `match` on the block classes and end in `assert_never`. (Running mypy on a copy
-# with a sixth class is too slow for a cell; the test suite does it, and checks mypy flags exactly what the scan lists.)
+# with a sixth class is too slow for a cell; `tests/test_layout.py` does it, in
+# `test_a_sixth_block_kind_is_flagged_by_mypy_exactly_where_chapter_06_says`, and checks mypy flags exactly what the
+# scan lists.)
 
 # %% tags=["core"]
 import msgmodel

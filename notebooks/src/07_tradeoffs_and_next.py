@@ -44,13 +44,15 @@
 #
 # | Situation | Copies | A bug from drift? | Verdict |
 # |---|---|---|---|
-# | Block shapes at step 31 (three in compaction, one each in engine and API) | 5 | yes, two | **consolidate now** |
+# | Block shapes at step 31 (the original's list, chapter 03 §1) | 5 | yes: step 30's | **consolidate now** |
 # | A tool's input schema, read only by the tool registry | 1 | — | **leave it**: it is the authority |
 # | Two log formatters print a tool call differently, for people | 2 | no | **wait**: note it |
 # | A provider-neutral `Part` class "for when we add a provider" | 0 | — | **premature**: a guess |
 # | `ThinkingBlock`, before any feature turns thinking on | — | — | **model it now** |
 #
-# The last row is no contradiction: the trigger decides when to *create* the authority; once it exists, it describes
+# The five are the original's (three in compaction, one each in engine and API; 34 sites in our exhibit). Step 29's
+# orphan came from no copy: slicing asked nobody where a tool answer lives; copy #1 was its patch. The last row is no
+# contradiction: the trigger decides when to *create* the authority; once it exists, it describes
 # the whole contract it owns, every block the API can send back included. The `Part` class models a contract nobody
 # has given you yet.
 #
@@ -59,13 +61,36 @@
 # `TypedDict`s, as the `anthropic` SDK types its requests (`json.loads` decodes them on a promise); frozen
 # `dataclass`es, as pydantic-ai's parts (with a decoder you write); a pydantic discriminated union, as the SDK's
 # responses; and msgspec tagged structs, `message.py`. The first three are scratch modules in
-# `msgmodel.course.options` (printed by the optional cell below), with the class names of `message.py`.
+# `msgmodel.course.options` (printed, abridged, by the optional cell below), with the class names of `message.py`.
+
+# %% [markdown] tags=["core"]
+# **"Why not just use `anthropic.types`?"** The SDK has two families of types, not one model. Requests are
+# `TypedDict`s (`MessageParam`, `ToolResultBlockParam`): mypy checks them, nothing checks them at run time. Responses
+# are pydantic models (`anthropic.types.Message`, `ToolUseBlock`): they describe what the API sends back, not a history
+# you store, decode and send again. A history is both at once. msgmodel is one model for it and reads both families:
+
+# %% tags=["core"]
+import pydantic
+from anthropic.types import ToolResultBlockParam
+
+from msgmodel import from_api
+from msgmodel.api import local_client
+from msgmodel.core.protocol import validate
+
+slip = ToolResultBlockParam(type="tool_result", toolUseId="toolu_01B", content="x")  # type: ignore[typeddict-unknown-key]
+print("a request type, given the slip:", type(slip).__name__, slip)
+question = {"role": "user", "content": "What is 6 * 7?"}
+reply = local_client().messages.create(model="claude-sonnet-4-6", max_tokens=256, messages=[question])
+mixed = [question, {"role": reply.role, "content": reply.content}]  # on purpose: the SDK's pydantic blocks as they are
+print("a response block is a pydantic model:", isinstance(mixed[1]["content"][0], pydantic.BaseModel))
+typed = from_api(mixed)
+print("from_api reads both:", {type(m).__name__ for m in typed}, "| validate:", validate(mixed, as_history=True))
 
 # %%
-from msgmodel.course.options import OPTION_SOURCES
+from msgmodel.course.options import OPTION_SOURCES, option_excerpt
 
 for name, source in OPTION_SOURCES.items():
-    print(f"# ── {name}.py ──{source}")
+    print(f"# ── {name}.py ──\n{option_excerpt(source)}\n")
 
 # %% [markdown] tags=["core"]
 # #### 2a. What mypy sees
@@ -83,7 +108,9 @@ print(MISTAKES["msgspec (message.py)"])
 print(mistakes_caught())
 
 # %% [markdown] tags=["core"]
-# **Statically, the four typed options are equal**, and `dict[str, Any]` catches nothing. The choice between
+# **Statically, the four typed options are equal**, and `dict[str, Any]` catches nothing. (The `dataclass` option is
+# a *closed* union of frozen dataclasses with `Literal` tags; chapter 06's I3 hierarchy, an open base class, is what
+# mypy cannot close.) The choice between
 # libraries is about run time, where mypy cannot help: a dict from `json.loads` or the SDK is `Any`, and nothing
 # checks it.
 #
@@ -94,7 +121,7 @@ print(mistakes_caught())
 # A good decoder refuses the first three and keeps the last two, writing them back unchanged:
 
 # %% tags=["core"]
-from msgmodel.course.options import decode_outcomes, options
+from msgmodel.course.options import decode_grid, options
 
 OPTIONS = options()  # name -> (decode, encode)
 bad = {
@@ -104,7 +131,7 @@ bad = {
     "an image block": b'[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x.io/a"}}]}]',
     "cache_control on text": b'[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{}}]}]',
 }
-print(decode_outcomes(bad, OPTIONS))
+print(decode_grid(bad, OPTIONS))  # accepted: decoded and written back unchanged
 
 # %% [markdown] tags=["core"]
 # **TypedDict accepts everything**, the slip included. **The dataclass decoder** refuses the unknown keyword with no
@@ -120,23 +147,16 @@ print(decode_outcomes(bad, OPTIONS))
 # union dispatches only among its own structs, so a document holding an unknown kind or an `extra` field takes a
 # second decoder, a walk in Python that must give the same results and error paths (two decoders to keep equal), and
 # one more dependency. `bench/run.py` measures it on 100,000-message sessions; its committed figures
-# (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**:
+# (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**, on
+# sessions with no `cache_control` and no unknown kind: the fast path only. The misses: P1, as long tool outputs cost
+# every decoder alike (lazy decoding would change the model's contract); P3's first step times runs of 26 ms, within
+# that machine's noise (an earlier run: ×11.5):
 
 # %% tags=["core"]
-import json
-from pathlib import Path
+from msgmodel.course.options import bench_verdicts, committed_bench
 
-REPO = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "bench" / "results.json").is_file())
-results = json.loads((REPO / "bench" / "results.json").read_text())  # written by `python -m bench.run --publish`
-p1 = results["P1"]
-print(f"P1, decoding {results['messages']:,} messages, from_json is faster than json.loads by "
-      f"{p1['x_vs_json_loads']:.1f}×, a pydantic union by {p1['x_vs_pydantic_union']:.1f}×, "
-      f"the SDK's TypeAdapter by {p1['x_vs_sdk']:.1f}×")
-GOALS = {"P1": "decode ≥ 3× as fast as json.loads, ≥ 20× the SDK", "P2": "validate no slower than json.loads",
-         "P3": "linear: 10× the messages, ≤ 12× the time", "P4": "memory ≤ 0.55× the same data as dicts",
-         "P5": "import msgmodel ≤ 150 ms"}
-for name, goal in GOALS.items():
-    print(f"  {name} {goal:50} {'met' if results[name]['goal_met'] else 'missed'}")
+results = committed_bench()  # bench/results.json, written by `python -m bench.run --publish`
+print(bench_verdicts(results))
 
 # %% [markdown]
 # The same on this machine, now: a generated agent session of 3,000 messages (`synth_session`: prompts, signed
@@ -145,6 +165,8 @@ for name, goal in GOALS.items():
 # the figures printed above). Which of pydantic and the dataclass walk comes last here varies by run.
 
 # %%
+import json  # also used by exercise 07.3 below
+
 from msgmodel import to_json
 from msgmodel.course.options import barh, decode_times
 from msgmodel.course.synth import synth_session
@@ -157,7 +179,7 @@ print(f"each option decoded all {len(session):,} messages five times")  # which 
 barh([{"TypedDict": "TypedDict (json.loads)"}.get(n, n) for n in names], [t * 1000 for t in median.values()],
      f"median ms to decode {len(session):,} messages ({len(data) / 1e6:.1f} MB); lower is better",
      reference=names.index("msgmodel.from_json"))
-seconds = p1["seconds"]
+seconds = results["P1"]["seconds"]
 barh(list(seconds), [s * 1000 for s in seconds.values()],
      f"P1: median ms to decode {results['messages']:,} messages (one run)", height=2.8,
      reference=list(seconds).index("msgmodel.from_json"))
@@ -242,6 +264,7 @@ print("valid for the next request:", validate(list(engine.history), as_history=T
 
 # %%
 import tempfile
+from pathlib import Path
 from types import SimpleNamespace
 
 from msgmodel.core import storage

@@ -672,7 +672,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         answer=N_(
             "In LangChain a tool result is its own ToolMessage, so the first human message is a safe start. In "
             "Anthropic's shape results travel inside user messages, so the first user message can be an orphan "
-            "result: a 400. The right test is is_clean_user_start, walking back from the cut."
+            "result: a 400. The right test is is_clean_user_start, walking back from the cut; inside one long tool "
+            "loop with none, compact falls back to a cut before an assistant turn."
         ),
         points=(
             N_("tool results travel inside user messages in Anthropic's shape"),
