@@ -214,3 +214,15 @@ def test_the_printed_page_is_self_contained() -> None:
 
 def test_word_count_ignores_comments_and_markup() -> None:
     assert build_cheatsheet.count_words("<!-- not seen -->\n# Two words\n\n`three` **four**") == 4
+
+
+def test_the_rules_carry_chapter_00s_numbers() -> None:
+    """Rule N on the handout is rule N of chapter 00's table (a teacher's review found two numberings: the handout's
+    rule 3 was parallel calls, chapter 00's the start of the next message)."""
+    chapter = (ROOT / "notebooks" / "src" / "00_start_here.py").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^# \| (\d) \| (.+?) \|", chapter, re.M))
+    listed = dict(re.findall(r"^(\d)\. (.+?)$", sheet().split("## The rules (chapter 00's numbers)")[1], re.M))
+    assert sorted(table) == ["1", "2", "3", "4", "5"]
+    for n in ("1", "2", "4", "5"):
+        assert listed[n] == table[n], n
+    assert "answered at the **start** of the next message" in sheet() and "start of the next" in table["3"]

@@ -312,3 +312,24 @@ def test_held_back_phrases_follow_a_code_cell_and_are_gone_from_the_copy() -> No
         build_student.hold_back(stale)
     cell = nbformat.v4.new_markdown_cell("Breaks at\n3 and 7 here. More.", metadata={"holdback": ["3 and 7 here"]})
     assert build_student.hold_back(cell) == f"Breaks at\n{build_student.HELD_BACK}. More."
+
+
+def test_a_placeholders_example_gives_away_no_part_of_the_answer() -> None:
+    """The example in an answer cell's comment (``name = ...  # ..., such as {2, 4}``) shows the form of an answer
+    and holds none of the key's values: a teacher's review found four that did (01.2's ``{0, 3}``, both right)."""
+    import ast
+
+    key = answer_key()
+    checked = 0
+    for src in sorted((ROOT / "notebooks" / "src").glob("*.py")):
+        for m in re.finditer(r"^(\w+) = .*#.*(?:such as|e\.g\.) (\{.*?\}|\[.*?\])\s*$", src.read_text("utf-8"), re.M):
+            name, example = m.group(1), ast.literal_eval(m.group(2))
+            owners = [code for code in key.values() if re.search(rf"^{name} = ", code, re.M)]
+            assert owners, f"{src.name}: no key assigns {name}"
+            scope: dict[str, object] = {}
+            exec(owners[0], scope)  # the key is the teacher's code, run as the tests do
+            answer = scope[name]
+            assert isinstance(answer, (set, list, frozenset)), (name, answer)
+            assert not set(example) & set(answer), f"{src.name}: {name}'s example {example} holds part of the answer"
+            checked += 1
+    assert checked >= 4

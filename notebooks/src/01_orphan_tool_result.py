@@ -417,7 +417,7 @@ from msgmodel.course.exercises.ch01 import cut_outline
 print(cut_outline())
 
 # %%
-clean_cuts = set()  # your answer: every clean i, e.g. {0, 3}
+clean_cuts = set()  # your answer: every clean i, as a set such as {2, 4}
 check("01.2", clean_cuts)
 
 # %% [markdown]

@@ -404,7 +404,7 @@ print(summary30.transcript_fixed(to_api(QUIZ_HISTORY)))
 # %%
 for letter, question in QUIZ_QUESTIONS.items():
     print(letter, question)
-answerable = None  # your answer: the set of letters of the questions it answers, e.g. {"A", "C"}
+answerable = None  # your answer: the set of letters of the questions it answers, such as {"B", "C"}
 check("02.2", answerable)
 
 # %% [markdown]

@@ -355,7 +355,7 @@ from msgmodel.course.exercises.ch03 import COPIES_SNIPPET, REVIEW_SNIPPET
 print(COPIES_SNIPPET)
 
 # %%
-tool_result_copies = []  # the names of the functions that hold a copy, e.g. ["is_result_turn"]
+tool_result_copies = []  # the names of the functions that hold a copy, such as ["a_function", "another"]
 check("03.1", tool_result_copies)
 
 # %% [markdown]
@@ -389,5 +389,5 @@ check("03.2", ToolResultParam)
 print(REVIEW_SNIPPET)
 
 # %%
-around_the_model = []  # the names of the functions that go around the model, e.g. ["first_words"]
+around_the_model = []  # the names of the functions that go around the model, such as ["a_function", "another"]
 check("03.3", around_the_model)
