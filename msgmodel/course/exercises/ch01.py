@@ -257,7 +257,7 @@ def _check_clean_cuts(answer: Any) -> str | None:
     if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in answer
     ):
-        return _("give a set of message indices such as {{0, 3}}, got {0!r}.").format(answer)
+        return _("give a set of message indices such as {{2, 4}}, got {0!r}.").format(answer)
     got, right = set(answer), _clean_cuts()
     if out := sorted(i for i in got if not 0 <= i < len(history)):
         return _("the history has messages 0 to {0}; {1} is not one of them.").format(len(history) - 1, out)

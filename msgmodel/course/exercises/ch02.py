@@ -187,7 +187,7 @@ def _check_quiz(answer: object) -> str | None:
     if isinstance(answer, str):
         answer = set(answer.replace(",", " ").split())
     if not isinstance(answer, (set, frozenset, list, tuple)):
-        return N_('answer with a set of letters, e.g. {"A", "C"}.')
+        return N_('answer with a set of letters, e.g. {"B", "C"}.')
     letters = {str(x).strip().upper() for x in answer}
     unknown = sorted(letters - set(QUIZ_QUESTIONS))
     if unknown:
