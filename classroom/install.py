@@ -113,7 +113,7 @@ def write_share(out: Path) -> None:
     docs = out / "docs"
     docs.mkdir()
     for doc in sorted([*(REPO / "docs").glob("*.md"), *(REPO / "docs").glob("*.svg")]):  # the handout's diagram
-        if doc.name != "teacher-guide.md":  # the answer key stays with the teacher
+        if not doc.name.startswith("teacher-guide"):  # the answer key stays with the teacher, in every language
             shutil.copy2(doc, docs / doc.name)
     shutil.copytree(REPO / "bench", out / "bench", ignore=shutil.ignore_patterns("__pycache__"))
     (out / "notebooks").mkdir()
