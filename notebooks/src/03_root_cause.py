@@ -29,8 +29,9 @@
 # On the surface they have nothing in common: a loud 400 after compaction, and a silent summary that forgot what the
 # agent read. But both are *wrong answers to a question about the shape of a message*. "May a history start at this
 # message?" needs to know that tool results travel inside user messages; "what did this turn do?" needs to know how
-# to render each kind of block. Nobody owned those answers, so every module that touched `list[dict[str, Any]]` wrote
-# its own, and each local fix added one more copy. And `Any` switches the type checker off, so every copy compiles
+# to render each kind of block. Nobody owned those answers: step 29's slicing never asked the first question (its
+# patch became a copy), step 30's summarizer answered the second wrongly (a copy), and each local fix added one more
+# copy. And `Any` switches the type checker off, so every copy compiles
 # and the simple path works: the cost is deferred to the complex paths, far from the line that caused it.
 
 # %% [markdown] tags=["core"]

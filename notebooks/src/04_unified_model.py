@@ -79,8 +79,9 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 #
 # `tag="text"` makes msgspec write and read `"type": "text"` on the wire; `frozen=True` makes instances read-only;
 # `type: ClassVar[Literal["text"]]` is the tag as an attribute mypy sees as the literal `"text"`, which narrowing
-# relies on; `extra` keeps the API's other fields, so a round trip loses nothing. One block of each class, as the API
-# sees it:
+# relies on; `extra` keeps the API's other fields, so a round trip loses nothing (a misspelled optional field is kept
+# there too, and a misspelled kind as an `OpaqueBlock`: `validate` names both, optional cell below). One block of each
+# class, as the API sees it:
 
 # %% tags=["core"]
 import json
@@ -101,6 +102,23 @@ for b in five:
 # `OpaqueBlock` holds any kind the package does not interpret (`image`, `document`, `redacted_thinking`, and
 # whatever the API adds next year) as the original JSON object. Its `.type` is `"opaque"` and its wire type is
 # `.kind`: keeping `.type` to five fixed values is what lets mypy check a `match` for completeness.
+
+# %% [markdown]
+# Typos on the wire: a required field missing or of the wrong type is a `DecodeError` (section 7); a misspelled
+# optional field (`isError`) is kept in `extra`, and a misspelled kind (`"tool-result"`) as an `OpaqueBlock`. Kept, not
+# refused, so nothing is lost; `validate` names both before a request is sent:
+
+# %%
+from msgmodel import blocks_of, from_json, validate
+
+typos = from_json(b"""[{"role": "user", "content": "run it"},
+ {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {}}]},
+ {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok", "isError": true}]},
+ {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_2", "name": "bash", "input": {}}]},
+ {"role": "user", "content": [{"type": "tool-result", "tool_use_id": "toolu_2", "content": "ok"}]}]""")
+print(blocks_of(typos[2])[0].extra, "|", type(blocks_of(typos[4])[0]).__name__)
+for v in validate(typos):
+    print(str(v)[:110])
 
 # %% [markdown]
 # Decoding picks the class from `"type"` with no hand-written `if`. Frozen means a change builds a new block:

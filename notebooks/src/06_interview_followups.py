@@ -380,7 +380,10 @@ print(EngineConfig(compact_at_messages=None, compact_at_chars=200_000))
 #
 # ## vs. the real source
 #
-# The original's answers are in TypeScript: `typeof m.content === "string"` for I1, `switch` narrowing for I3. For
+# The original's answers are in TypeScript: `typeof m.content === "string"` for I1, `switch` narrowing for I3. Its
+# I3 argues from data: blocks are plain objects bound for JSON, and classes would bring instances, `instanceof` and
+# serialization work. This series asks I3 as closed against open instead, because in Python msgmodel's blocks *are*
+# class instances (msgspec structs) and msgspec does the serialization: what is left of the choice is the closing. For
 # I4 it says the change stays in `message.ts` and that "the `default` branch or the compiler (if exhaustiveness
 # checking is on)" points at every place to handle. Measured here, only the exhaustiveness check points (a `default`
 # branch compiles silently: chapter 04, section 6), and the places it points at are in three files of the library,

@@ -194,7 +194,7 @@ barh(list(seconds), [s * 1000 for s in seconds.values()],
 # | unknown kind / unknown field | kept / kept | refused / refused | refused / dropped | kept / kept |
 # | decoder | `json.loads` | hand-written | generated | generated |
 # | decode speed (P1) | slower, and checks nothing | not in P1 | much slower | fastest |
-# | dependency | none | none | pydantic (large) | msgspec (small) |
+# | dependency | none | none | pydantic (large; the SDK brings it) | msgspec (small) |
 #
 # There is no universal winner. A team that validates everything with pydantic can defend a pydantic union (with
 # `extra="allow"` and a fallback for unknown kinds); data that never leaves your own code may need only `TypedDict`.
