@@ -18,12 +18,17 @@
   mermaid.js from a CDN, which the site never loads; the page shows the diagram's source as a
   plain code block, and Pygments is told that ``mermaid`` is plain text (otherwise it warns). Likewise
   ``jsonl`` (the session files of ``docs/``) is highlighted as JSON.
+* The language switch. The site is built twice, in English (``build/site/``) and in Chinese
+  (``build/site/zh/``, ``language = zh_CN``), with the same pages at the same paths
+  (``scripts/build_site.py``). Every page gets ``msgmodel_switch``, the relative link to the same page in
+  the other language, which ``_templates/sidebar/language-switch.html`` shows under the site's name.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -38,14 +43,33 @@ def jupyter_anchor(heading_text: str) -> str:
     return "-".join(heading_text.strip().split(" "))
 
 
+HEADING_ALIASES = "heading-aliases.json"
+"""In the Chinese site's source tree (``scripts/build_site.py``): per chapter, Chinese heading → English heading."""
+
+
+def heading_aliases(app: Sphinx) -> dict[str, dict[str, str]]:
+    path = Path(app.srcdir) / HEADING_ALIASES
+    aliases: dict[str, dict[str, str]] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return aliases
+
+
 def add_jupyter_anchors(app: Sphinx, doctree: nodes.document) -> None:
-    """Alias every heading of the document just read under its Jupyter-style id in MyST's slug table."""
+    """Alias every heading of the document just read under its Jupyter-style id in MyST's slug table.
+
+    On the Chinese site a heading is also aliased under the id of the English heading it translates:
+    the Chinese chapters keep the English chapters' links (``00_start_here.ipynb#Chapter-map``).
+    """
     metadata = app.env.metadata[app.env.docname]
     slugs: dict[str, tuple[int, str, str]] | None = metadata.get("myst_slugs")
     if not slugs:
         return
+    english = heading_aliases(app).get(app.env.docname, {})
+    if english:
+        app.env.note_dependency(str(Path(app.srcdir) / HEADING_ALIASES))  # re-read when the aliases change
     for line, section_id, text in list(slugs.values()):
         slugs.setdefault(jupyter_anchor(text), (line, section_id, text))
+        if text in english:
+            slugs.setdefault(jupyter_anchor(english[text]), (line, section_id, text))
 
 
 def drop_widget_state(app: Sphinx, docname: str, source: list[str]) -> None:
@@ -80,7 +104,26 @@ def link_sources_to_viewcode(app: Sphinx, doctree: nodes.document, docname: str)
         node.replace_self(link)
 
 
+CHINESE = "zh"
+"""The Chinese site's folder inside the English one (``build/site/zh/``)."""
+
+
+def language_switch(pagename: str, language: str) -> dict[str, str]:
+    """The link from page ``pagename`` of the site in ``language`` to the same page in the other language."""
+    up = "../" * pagename.count("/")
+    if language.startswith("zh"):
+        return {"href": f"{up}../{pagename}.html", "label": "English", "lang": "en", "current": "中文"}
+    return {"href": f"{up}{CHINESE}/{pagename}.html", "label": "中文", "lang": "zh-CN", "current": "English"}
+
+
+def add_language_switch(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
+) -> None:
+    context["msgmodel_switch"] = language_switch(pagename, app.config.language or "en")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("html-page-context", add_language_switch)
     app.add_lexer("mermaid", TextLexer)
     app.add_lexer("jsonl", JsonLexer)
     app.connect("source-read", drop_widget_state)
