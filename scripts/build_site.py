@@ -117,12 +117,12 @@ def refuse_foreign(path: Path, *markers: str) -> None:
 
 
 def dotdot(text: str) -> str:
-    """A Chinese chapter's links back as the English ones: it lives in ``notebooks/zh/``, its page where the English one is."""
+    """A Chinese chapter's links as the English one's: the chapter is in ``notebooks/zh/``, its page is not."""
     return re.sub(r"(\]\(|href=\"|src=\")\.\./\.\./", r"\1../", text)
 
 
 def chinese_notebook(path: Path) -> str:
-    """``notebooks/zh/<stem>.ipynb`` as the page ``notebooks/<stem>.ipynb`` of the Chinese site (its links one level up)."""
+    """``notebooks/zh/<stem>.ipynb`` as the Chinese site's page ``notebooks/<stem>.ipynb`` (links one level up)."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "markdown":
