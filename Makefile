@@ -46,7 +46,7 @@ notebooks: venv
 translations: venv
 	$(PY) scripts/translations.py
 
-# Blank copies of the chapters for a class, in build/student/: outputs cleared, exercises as
+# Blank copies of the chapters for a class, in build/student/ (the Chinese edition in build/student/zh/): outputs cleared, exercises as
 # placeholders (scripts/build_student.py says why). The answer key is docs/teacher-guide.md.
 student: venv
 	$(PY) scripts/build_student.py

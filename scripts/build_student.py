@@ -3,6 +3,9 @@
     python scripts/build_student.py              # every chapter -> build/student/
     python scripts/build_student.py --out DIR    # somewhere else
 
+Both editions: the English chapters go to ``build/student/``, the Chinese ones (``notebooks/zh/``) to
+``build/student/zh/``, with the note on top in Chinese (``--edition en`` or ``zh`` for one of them).
+
 A student copy is the committed ``notebooks/NN_*.ipynb`` with:
 
 * **every code cell's outputs cleared** (and its execution count). The exercise cells (the cells
@@ -52,6 +55,11 @@ NOTE = (
     'nudge, `hint("NN.k", 2)` a closer one. The chapter with its outputs is '
     "[notebooks/{name}]({up}/notebooks/{name})."
 )
+NOTE_ZH = (
+    "**学生副本。** 输出已清空：运行一个 cell 之前，先说出它会打印什么，再运行。每个练习 cell 在你替换占位符之前"
+    '都显示“尚未作答”；`hint("NN.k")` 给一点提示，`hint("NN.k", 2)` 给更近一步的提示。带输出的本章在 '
+    "[notebooks/zh/{name}]({up}/notebooks/zh/{name})。"
+)
 
 
 def exercise_cells(nb: nbformat.NotebookNode) -> dict[str, tuple[int, str]]:
@@ -67,12 +75,13 @@ def exercise_cells(nb: nbformat.NotebookNode) -> dict[str, tuple[int, str]]:
     return found
 
 
-def student_copy(nb: nbformat.NotebookNode, name: str, up: str = "../..") -> nbformat.NotebookNode:
+def student_copy(nb: nbformat.NotebookNode, name: str, up: str = "../..", *, zh: bool = False) -> nbformat.NotebookNode:
     """The blank copy of one chapter (``name`` is its file name, for the note on top).
 
     ``up`` is the way from the copy's folder to the folder holding ``docs/``, ``bench/`` and the
     chapters with their outputs in ``notebooks/``: ``../..`` from ``build/student/``, ``..`` in a
     class's home, where the copies sit one folder below those (``classroom/prepare_home.py``).
+    ``zh``: a Chinese chapter (``notebooks/zh/``), whose note is in Chinese and points there.
     """
     copy = nbformat.from_dict(nb)
     copy.metadata.pop("widgets", None)
@@ -82,8 +91,8 @@ def student_copy(nb: nbformat.NotebookNode, name: str, up: str = "../..") -> nbf
             cell.execution_count = None
             cell.metadata.pop("execution", None)
         elif cell.cell_type == "markdown":
-            cell.source = re.sub(r"\]\(\.\./(docs|bench)/", rf"]({up}/\1/", cell.source)
-    note = nbformat.v4.new_markdown_cell(NOTE.format(name=name, up=up))
+            cell.source = re.sub(r"\]\((?:\.\./)+(docs|bench)/", rf"]({up}/\1/", cell.source)
+    note = nbformat.v4.new_markdown_cell((NOTE_ZH if zh else NOTE).format(name=name, up=up))
     note.metadata["tags"] = ["student-copy"]
     note["id"] = f"{name[:2]}-student"
     copy.cells.insert(0, note)
@@ -135,17 +144,17 @@ def with_solutions(nb: nbformat.NotebookNode, key: dict[str, str]) -> nbformat.N
     return out
 
 
-def chapters() -> list[Path]:
-    """The committed chapters, in order."""
-    return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+def chapters(zh: bool = False) -> list[Path]:
+    """The committed chapters, in order (``zh``: the Chinese edition's, ``notebooks/zh/``)."""
+    return sorted((NOTEBOOKS / "zh" if zh else NOTEBOOKS).glob("[0-9][0-9]_*.ipynb"))
 
 
-def build(out: Path, up: str = "../..") -> list[Path]:
+def build(out: Path, up: str = "../..", *, zh: bool = False) -> list[Path]:
     """Write every chapter's student copy into ``out`` (links ``up`` as ``student_copy`` says); the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in chapters():
-        copy = student_copy(nbformat.read(path, as_version=4), path.name, up)
+    for path in chapters(zh):
+        copy = student_copy(nbformat.read(path, as_version=4), path.name, up, zh=zh)
         target = out / path.name
         nbformat.write(copy, target)
         written.append(target)
@@ -155,11 +164,18 @@ def build(out: Path, up: str = "../..") -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=OUT, help=f"where to write the copies (default: {OUT})")
+    ap.add_argument("--edition", choices=("en", "zh", "both"), default="both", help="which edition (default: both)")
     args = ap.parse_args(argv)
-    written = build(args.out)
-    exercises = sum(len(exercise_cells(nbformat.read(p, as_version=4))) for p in written)
-    print(f"{len(written)} student copies, {exercises} exercises, in {args.out}")
-    return 0 if written else 1
+    ok = True
+    for zh in (False, True):
+        if args.edition == ("en" if zh else "zh"):
+            continue
+        out = args.out / "zh" if zh else args.out
+        written = build(out, "../../.." if zh else "../..", zh=zh)
+        exercises = sum(len(exercise_cells(nbformat.read(p, as_version=4))) for p in written)
+        print(f"{len(written)} student copies, {exercises} exercises, in {out}")
+        ok = ok and bool(written)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""Start JupyterLab on the series: the repository root served, chapter 00 opened, its URL printed.
+"""Start JupyterLab on the series: the repository root served, chapter 00 opened, the URLs of both editions printed.
 
     python scripts/lab.py [--port N] [--no-browser]
 
 Jupyter serves the repository root (not ``notebooks/``), so the chapters' links into
 ``docs/`` and ``bench/`` resolve. The URL printed first opens chapter 00 directly; it carries
-a token made here (Jupyter's own banner prints only its generic ``/lab`` address). The token
+a token made here (Jupyter's own banner prints only its generic ``/lab`` address); the second opens
+the Chinese edition's chapter 00 (``notebooks/zh/``). The token
 reaches Jupyter through its environment (``JUPYTER_TOKEN``), never its command line: any local
 user can read a command line (``ps``, ``/proc/PID/cmdline``), while a process's environment is
 readable by its owner only. Port 8888 is used when free, otherwise any free loopback port. As
@@ -22,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 START = "notebooks/00_start_here.ipynb"
+START_ZH = "notebooks/zh/00_start_here.ipynb"
 
 
 def _free(port: int) -> bool:
@@ -70,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     port = args.port if args.port is not None else (8888 if _free(8888) else _any_port())
     token = os.environ.get("MSGMODEL_LAB_TOKEN") or secrets.token_hex(24)
     url = f"http://127.0.0.1:{port}/lab/tree/{START}?token={token}"
-    print(f"\n  The series (chapter 00): {url}\n", flush=True)
+    zh_url = f"http://127.0.0.1:{port}/lab/tree/{START_ZH}?token={token}"
+    print(f"\n  The series (chapter 00): {url}\n  中文版（第 00 章）: {zh_url}\n", flush=True)
     cmd = lab_command(port, browser=not args.no_browser)
     os.execvpe(cmd[0], cmd, {**os.environ, "JUPYTER_TOKEN": token})
 

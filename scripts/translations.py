@@ -44,7 +44,6 @@ from pathlib import Path
 import build_notebooks as build
 import nbformat
 from babel.messages.catalog import Catalog, Message
-from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
@@ -56,7 +55,7 @@ COURSE = ROOT / "msgmodel" / "course"
 COURSE_DOMAIN = "msgmodel_course"
 COURSE_PO = COURSE / "locale" / LANG / "LC_MESSAGES" / f"{COURSE_DOMAIN}.po"
 COURSE_MO = COURSE_PO.with_suffix(".mo")
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+KEYWORDS = ("_", "N_", "ngettext")
 LOCALE_TAG = "locale"
 SETUP = 'from msgmodel.course import i18n\n\ni18n.use("zh_CN")'
 MISSING_MARK = "> ⚠️ **未翻译**：本段还没有中文译文，下面是英文原文（`make translations`，然后补上译文）。"
@@ -171,14 +170,29 @@ def widget_titles() -> Iterator[tuple[str, int, str]]:
                         yield f"notebooks/src/{path.name}", kw.value.lineno, kw.value.value
 
 
+def marked_strings(source: str) -> Iterator[tuple[int, str | tuple[str, str]]]:
+    """The literals ``source`` passes to ``_``, ``N_`` and ``ngettext`` (singular, plural), with their lines.
+
+    Read with ``ast``, not a tokenizer: a call inside an f-string's braces counts too.
+    """
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in KEYWORDS):
+            continue
+        args = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if node.func.id == "ngettext" and len(args) >= 2:
+            yield node.lineno, (args[0], args[1])
+        elif node.func.id != "ngettext" and args:
+            yield node.lineno, args[0]
+
+
 def course_template() -> Catalog:
     """Every string the course layer marks, and the chapters' widget titles."""
     catalog = new_catalog(COURSE_DOMAIN)
-    for filename, lineno, message, comments, _context in extract_from_dir(
-        str(COURSE), method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=("i18n:",)
-    ):
-        where = (f"msgmodel/course/{filename}", lineno)
-        catalog.add(message, locations=[where], auto_comments=comments)
+    for path in sorted(COURSE.rglob("*.py")):
+        where = str(path.relative_to(ROOT))
+        for lineno, message in sorted(marked_strings(path.read_text(encoding="utf-8")), key=lambda m: m[0]):
+            if message:
+                catalog.add(message, locations=[(where, lineno)])
     for where, lineno, message in widget_titles():
         catalog.add(message, locations=[(where, lineno)])
     return catalog

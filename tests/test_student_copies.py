@@ -72,8 +72,20 @@ def test_a_copy_has_no_outputs_and_keeps_every_starter(path: Path) -> None:
 def test_make_student_writes_every_chapter(tmp_path: Path) -> None:
     assert build_student.main(["--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.glob("*.ipynb")) == [p.name for p in CHAPTERS]
-    for p in tmp_path.glob("*.ipynb"):
+    assert sorted(p.name for p in (tmp_path / "zh").glob("*.ipynb")) == [p.name for p in CHAPTERS]  # both editions
+    for p in [*tmp_path.glob("*.ipynb"), *tmp_path.glob("zh/*.ipynb")]:
         nbformat.validate(nbformat.read(p, as_version=4))
+
+
+def test_the_chinese_copies_link_out_and_back_from_build_student_zh() -> None:
+    out = RUN_DIR / "zh"  # build/student/zh/
+    for path in build_student.chapters(zh=True):
+        copy = build_student.student_copy(committed(path), path.name, "../../..", zh=True)
+        assert copy.cells[0].source.startswith("**学生副本。**")
+        for cell in copy.cells:
+            if cell.cell_type == "markdown":
+                for target in re.findall(r"\]\((\.\./[^)#\s]+)", cell.source):
+                    assert (out / target).resolve().exists(), f"zh/{path.name}: dead link {target}"
 
 
 def test_links_out_of_the_notebooks_folder_still_resolve() -> None:

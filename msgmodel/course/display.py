@@ -46,6 +46,7 @@ from msgmodel.core.message import (
     tool_results_of,
     tool_uses_of,
 )
+from msgmodel.course.i18n import _, ngettext
 
 __all__ = [
     "Conversation",
@@ -133,7 +134,8 @@ def conversation_html(
 
 
 def _gap(n: int) -> str:
-    return f'<div class="mm-gap">… {n} message{"s" if n != 1 else ""} not shown …</div>'
+    hidden = ngettext("… {n} message not shown …", "… {n} messages not shown …", n).format(n=n)
+    return f'<div class="mm-gap">{hidden}</div>'
 
 
 class Conversation:
@@ -148,7 +150,7 @@ class Conversation:
         return conversation_html(self.messages)
 
     def __repr__(self) -> str:
-        lines = [f"Conversation of {len(self.messages)} messages"]
+        lines = [_("Conversation of {n} messages").format(n=len(self.messages))]
         for i, m in enumerate(self.messages):
             text = message_to_text(m).replace("\n", " ")
             lines.append(f"  {i:>3} {m.role:<9} {text if len(text) <= 90 else text[:90] + '…'}")
@@ -175,7 +177,7 @@ def outline(messages: Iterable[Message], marks: Mapping[int, str] | None = None,
     ``marks`` maps an index to a label: a ``✂ ─── label`` line is drawn before that message.
     ``since``: draw only the messages from that index on (one line says how many came before).
     """
-    lines = [f"  … {since} earlier message{'s' if since != 1 else ''}"] if since else []
+    lines = ["  " + ngettext("… {n} earlier message", "… {n} earlier messages", since).format(n=since)] if since else []
     for i, m in enumerate(messages):
         if i < since:
             continue

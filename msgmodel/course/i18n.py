@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-__all__ = ["DOMAIN", "LANGUAGES", "LOCALE_DIR", "N_", "_", "language", "ngettext", "use", "using"]
+__all__ = ["DOMAIN", "LANGUAGES", "LOCALE_DIR", "N_", "_", "join", "language", "ngettext", "use", "using"]
 
 DOMAIN: Final = "msgmodel_course"
 LOCALE_DIR: Final = Path(__file__).resolve().with_name("locale")
@@ -85,6 +85,22 @@ def _(message: str) -> str:
 def N_(message: str) -> str:
     """``message`` unchanged: marks it for the catalog; whoever shows it later calls ``_`` on it."""
     return message
+
+
+_FULL_WIDTH: Final = "，。：；！？）】」』、…"
+
+
+def join(*parts: str) -> str:
+    """``parts`` joined by spaces, except after or before Chinese full-width punctuation (``。``, ``：``, ...).
+
+    English sentences are glued with a space; a Chinese one ending in ``。`` needs none before the next.
+    """
+    out = ""
+    for part in (p for p in parts if p):
+        if out and not (out[-1] in _FULL_WIDTH or out[-1].isspace() or part[0] in _FULL_WIDTH or part[0].isspace()):
+            out += " "
+        out += part
+    return out
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from msgmodel.course.i18n import _
+
 __all__ = [
     "ChapterRoute",
     "Route",
@@ -246,11 +248,11 @@ class Route:
 
     def __repr__(self) -> str:
         width = max([len(f"{c.chapter} {c.title}") for c in self.chapters] + [7])
-        lines = [f"{'chapter':<{width}}  {'min':>5}"]
+        lines = [f"{_('chapter'):<{width}}  {_('min'):>5}"]
         for c in self.chapters:
             lines.append(f"{c.chapter + ' ' + c.title:<{width}}  {c.minutes:>5}")
-        lines.append(f"{'total':<{width}}  {self.total:>5}")
-        lines.append(MODEL_NOTE)
+        lines.append(f"{_('total'):<{width}}  {self.total:>5}")
+        lines.append(model_note())
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -260,10 +262,11 @@ class Route:
             for c in self.chapters
         )
         return (
-            '<table class="mm-route"><tr><th>#</th><th>chapter</th><th style="text-align:left">core sections</th>'
-            f"<th>min</th></tr>{rows}<tr><td></td><td><b>total</b></td><td></td>"
+            f'<table class="mm-route"><tr><th>#</th><th>{_("chapter")}</th>'
+            f'<th style="text-align:left">{_("core sections")}</th>'
+            f"<th>{_('min')}</th></tr>{rows}<tr><td></td><td><b>{_('total')}</b></td><td></td>"
             f"<td style='text-align:right'><b>{self.total}</b></td></tr>"
-            f'<caption style="caption-side:bottom;text-align:left">{html.escape(MODEL_NOTE)}</caption></table>'
+            f'<caption style="caption-side:bottom;text-align:left">{html.escape(model_note())}</caption></table>'
         )
 
     def markdown(self) -> str:
@@ -279,6 +282,14 @@ MODEL_NOTE: Final = (
     f"min: a careful reading, core cells only: prose {WORDS_PER_MINUTE} words, code {CODE_LINES_PER_MINUTE} lines "
     f"and output {OUTPUT_WORDS_PER_MINUTE} words a minute"
 )
+
+
+def model_note() -> str:
+    """``MODEL_NOTE`` in the language in use (``msgmodel.course.i18n``)."""
+    return _(
+        "min: a careful reading, core cells only: prose {prose} words, code {code} lines "
+        "and output {out} words a minute"
+    ).format(prose=WORDS_PER_MINUTE, code=CODE_LINES_PER_MINUTE, out=OUTPUT_WORDS_PER_MINUTE)
 
 
 def core_route(notebooks: Path | None = None) -> Route:

@@ -55,6 +55,7 @@ from msgmodel.core.compact import plan_compaction, summary_message
 from msgmodel.core.message import Message, message_to_text, to_api, transcript_of
 from msgmodel.core.protocol import Violation, validate
 from msgmodel.course.display import conversation_html, tool_pairs
+from msgmodel.course.i18n import N_, _, join, ngettext
 
 __all__ = [
     "ApiVerdict",
@@ -177,9 +178,9 @@ class ApiVerdict:
     def html(self) -> str:
         """A green or red banner; the error text verbatim in ``<code>``."""
         if self.ok:
-            return '<div class="mmw-verdict mmw-ok">✓ 200 OK: the API accepts it</div>'
+            return f'<div class="mmw-verdict mmw-ok">✓ 200 OK: {_("the API accepts it")}</div>'
         more = len(self.violations) - 1
-        extra = f" (+{more} more violation{'s' if more != 1 else ''})" if more else ""
+        extra = " " + ngettext("(+{n} more violation)", "(+{n} more violations)", more).format(n=more) if more else ""
         return (
             f'<div class="mmw-verdict mmw-fail">✗ 400 invalid_request_error{extra}<br>'
             f"<code>{_esc(self.text)}</code></div>"
@@ -222,7 +223,7 @@ class ConversationView:
         self.title = title
         self.verdict = api_verdict(self.messages, model=model, thinking=thinking, as_history=as_history)
         self.problems, self.unplaced = violation_problems(self.verdict.violations, len(self.messages))
-        self.only_problems = w.Checkbox(value=False, description="only messages with problems", indent=False)
+        self.only_problems = w.Checkbox(value=False, description=_("only messages with problems"), indent=False)
         self.body = w.HTML(value=self._html(False), layout=w.Layout(width="auto"))
         self.only_problems.observe(self._on_filter, names="value")
         self.widget = w.VBox([self.only_problems, self.body], layout=w.Layout(width="100%"))
@@ -233,13 +234,17 @@ class ConversationView:
 
     def _html(self, only_problems: bool) -> str:
         n = len(self.messages)
-        head = f"<h4>{_esc(self.title)}</h4>" if self.title else ""
+        head = f"<h4>{_esc(_(self.title))}</h4>" if self.title else ""
         pairs = len(tool_pairs(self.messages))
-        note = f'<div class="mmw-note">{n} message{"s" if n != 1 else ""}, {pairs} tool id{"s" if pairs != 1 else ""}'
-        note += " (a tool_use and its result share a #n badge)</div>" if pairs else "</div>"
-        unplaced = "".join(f'<div class="mmw-note">request: <code>{_esc(str(v))}</code></div>' for v in self.unplaced)
+        counts = ngettext("{n} message", "{n} messages", n).format(n=n) + _(", ")
+        counts += ngettext("{n} tool id", "{n} tool ids", pairs).format(n=pairs)
+        note = f'<div class="mmw-note">{counts}'
+        note += _(" (a tool_use and its result share a #n badge)") + "</div>" if pairs else "</div>"
+        unplaced = "".join(
+            f'<div class="mmw-note">{_("request:")} <code>{_esc(str(v))}</code></div>' for v in self.unplaced
+        )
         if only_problems and not self.problems:
-            cards = '<div class="mmw-note">No message has a problem.</div>'
+            cards = f'<div class="mmw-note">{_("No message has a problem.")}</div>'
         else:
             only = set(self.problems) if only_problems else None
             cards = conversation_html(self.messages, problems=self.problems, link_tools=True, only=only)
@@ -254,12 +259,15 @@ class ConversationView:
 
     def __repr__(self) -> str:
         n = len(self.messages)
-        lines = [f"ConversationView: {n} message{'s' if n != 1 else ''}, {len(tool_pairs(self.messages))} tool ids"]
+        counts = ngettext("{n} message", "{n} messages", n).format(n=n)
+        lines = [f"ConversationView: {counts}" + _(", {n} tool ids").format(n=len(tool_pairs(self.messages)))]
         if self.verdict.ok:
-            lines.append("  200 OK: the API accepts it")
+            lines.append("  200 OK: " + _("the API accepts it"))
         else:
             count = len(self.verdict.violations)
-            lines.append(f"  400 invalid_request_error: {count} violation{'s' if count != 1 else ''}")
+            lines.append(
+                "  400 invalid_request_error: " + ngettext("{n} violation", "{n} violations", count).format(n=count)
+            )
         for v in self.verdict.violations:
             lines.append(f"  ✗ {v}")
         for i, m in enumerate(self.messages):
@@ -295,17 +303,19 @@ class Cut:
         """One line: what is summarized, what is kept, how many messages are sent."""
         total = self.kept_from + (len(self.messages) - (1 if self.summarized else 0))
         if not self.summarized:
-            return f"nothing summarized; all {total} messages sent"
+            return _("nothing summarized; all {total} messages sent").format(total=total)
         kept = total - self.kept_from
-        span = f"{self.kept_from}–{total - 1}" if kept > 1 else f"{self.kept_from}" if kept == 1 else "none"
-        return f"summary of messages 0–{self.kept_from - 1} + messages {span} kept ({len(self.messages)} sent)"
+        span = f"{self.kept_from}–{total - 1}" if kept > 1 else f"{self.kept_from}" if kept == 1 else _("none")
+        return _("summary of messages 0–{last} + messages {span} kept ({sent} sent)").format(
+            last=self.kept_from - 1, span=span, sent=len(self.messages)
+        )
 
     def __repr__(self) -> str:
         return f"{self.method} (keep_recent={self.keep_recent}): {self.describe()} → {self.verdict}"
 
 
 def _summary_for(kept_from: int) -> Message:
-    return summary_message(f"(summary of messages 0–{kept_from - 1})")
+    return summary_message(_("(summary of messages 0–{last})").format(last=kept_from - 1))
 
 
 def slicing_cut(
@@ -397,7 +407,7 @@ class CompactionExplorer:
 
     def _first_broken(self) -> int | None:
         """The largest ``keep_recent`` whose slicing cut the API rejects (a telling start)."""
-        for slicing, _ in reversed(self.table):
+        for slicing, _clean in reversed(self.table):
             if not slicing.verdict.ok:
                 return slicing.keep_recent
         return None
@@ -428,23 +438,26 @@ class CompactionExplorer:
                 f' title="{_esc(str(c.verdict))}">{"✓" if c.verdict.ok else "✗"}</td>'
                 for c in cuts
             )
-            return f"<tr><th>{label}</th>{cells}</tr>"
+            return f"<tr><th>{_(label)}</th>{cells}</tr>"
 
         return (
             f'<table class="mmw-table"><tr><th>keep_recent</th>{head}</tr>'
-            f"{row('slicing', (s for s, _ in self.table))}{row('clean cut', (c for _, c in self.table))}</table>"
+            f"{row(N_('slicing'), (s for s, _c in self.table))}"
+            f"{row(N_('clean cut'), (c for _s, c in self.table))}</table>"
         )
 
     def _html(self, k: int) -> str:
         slicing, clean = self.table[k - 1]
         return (
             f'{_STYLE}<div class="mmw mm-compaction">'
-            f'<div class="mmw-note">keep_recent = {k} of {len(self.messages)} messages. '
-            "✓ = the API accepts the compacted history, ✗ = it answers 400:</div>"
+            '<div class="mmw-note">'
+            + _("keep_recent = {k} of {n} messages. ").format(k=k, n=len(self.messages))
+            + _("✓ = the API accepts the compacted history, ✗ = it answers 400:")
+            + "</div>"
             f"{self._strip(k)}"
             '<div class="mmw-cols">'
-            f"{_cut_html(slicing, f'Slicing: <code>messages[-{k}:]</code> (step 29)')}"
-            f"{_cut_html(clean, f'Clean cut: <code>plan_compaction(keep_recent={k})</code>')}"
+            f"{_cut_html(slicing, _('Slicing: <code>messages[-{k}:]</code> (step 29)').format(k=k))}"
+            f"{_cut_html(clean, _('Clean cut: <code>plan_compaction(keep_recent={k})</code>').format(k=k))}"
             "</div></div>"
         )
 
@@ -458,12 +471,13 @@ class CompactionExplorer:
         clean_marks = "".join("✓" if c.verdict.ok else "✗" for _, c in self.table)
         return "\n".join(
             [
-                f"CompactionExplorer: {len(self.messages)} messages, keep_recent={k}",
-                f"  slicing:   {self.slicing.describe()}",
+                "CompactionExplorer: " + _("{n} messages, keep_recent={k}").format(n=len(self.messages), k=k),
+                "  " + _("slicing:  ") + f" {self.slicing.describe()}",
                 f"             → {self.slicing.verdict}",
-                f"  clean cut: {self.clean.describe()}",
+                "  " + _("clean cut:") + f" {self.clean.describe()}",
                 f"             → {self.clean.verdict}",
-                f"  keep_recent 1..{len(self.messages)}: slicing {marks}  clean cut {clean_marks}",
+                f"  keep_recent 1..{len(self.messages)}: "
+                + _("slicing {marks}  clean cut {clean_marks}").format(marks=marks, clean_marks=clean_marks),
             ]
         )
 
@@ -504,8 +518,8 @@ class TranscriptCompare:
         before: LegacyRenderer,
         terms: Sequence[str] = (),
         query: str = "",
-        before_label: str = "before: the legacy transcript",
-        after_label: str = "after: transcript_of(messages)",
+        before_label: str = N_("before: the legacy transcript"),
+        after_label: str = N_("after: transcript_of(messages)"),
     ) -> None:
         self.messages: tuple[Message, ...] = tuple(messages)
         self.before_text: str = before(cast(list[dict[str, Any]], to_api(self.messages)))
@@ -513,11 +527,11 @@ class TranscriptCompare:
             raise TypeError(f"before must return a string, got {type(self.before_text).__name__}")
         self.after_text = transcript_of(self.messages)
         self.terms = tuple(terms)
-        self.labels = (before_label, after_label)
+        self.labels = (_(before_label), _(after_label))
         self.query = w.Text(
             value=query,
-            placeholder="search both transcripts (a file name, a command, 'failed')",
-            description="find",
+            placeholder=_("search both transcripts (a file name, a command, 'failed')"),
+            description=_("find"),
             continuous_update=True,
             layout=w.Layout(width="60%"),
         )
@@ -543,15 +557,17 @@ class TranscriptCompare:
                 + "</tr>"
                 for t in self.terms
             )
-            table = f'<table class="mmw-table"><tr><th>mentions of</th><th>before</th><th>after</th></tr>{rows}</table>'
+            head = f"<tr><th>{_('mentions of')}</th><th>{_('before')}</th><th>{_('after')}</th></tr>"
+            table = f'<table class="mmw-table">{head}{rows}</table>'
         if q:
             b, a = self.hits(q)
-            found = f'<div class="mmw-note mm-hits">“{_esc(q)}”: before {b} · after {a}</div>'
+            counted = _("before {b} · after {a}").format(b=b, a=a)
+            found = f'<div class="mmw-note mm-hits">“{_esc(q)}”: {counted}</div>'
         else:
-            found = '<div class="mmw-note mm-hits">Type a word to count it in both transcripts.</div>'
+            found = f'<div class="mmw-note mm-hits">{_("Type a word to count it in both transcripts.")}</div>'
         cols = "".join(
             f'<div class="mmw-col"><h4>{_esc(label)}</h4>'
-            f'<div class="mmw-note">{len(text)} characters</div>'
+            f'<div class="mmw-note">{_("{n} characters").format(n=len(text))}</div>'
             f'<div class="mmw-scroll"><pre class="mmw-pre">{_marked(text, q)}</pre></div></div>'
             for label, text in zip(self.labels, (self.before_text, self.after_text), strict=True)
         )
@@ -561,12 +577,12 @@ class TranscriptCompare:
         return self._html(str(self.query.value))
 
     def __repr__(self) -> str:
-        lines = [f"TranscriptCompare: {len(self.messages)} messages"]
+        lines = ["TranscriptCompare: " + _("{n} messages").format(n=len(self.messages))]
         for t in self.terms:
             b, a = self.hits(t)
-            lines.append(f"  mentions of {t!r}: before {b}, after {a}")
+            lines.append("  " + _("mentions of {term}: before {b}, after {a}").format(term=repr(t), b=b, a=a))
         for label, text in zip(self.labels, (self.before_text, self.after_text), strict=True):
-            lines.append(f"--- {label} ({len(text)} characters)")
+            lines.append(f"--- {label} (" + _("{n} characters").format(n=len(text)) + ")")
             lines.extend(f"  {line}".rstrip() for line in text.splitlines())
         return "\n".join(lines)
 
@@ -624,13 +640,13 @@ def _letter(j: int) -> str:
 def check_choice(question: Question, choice: str | None) -> Feedback:
     """Judge ``choice`` (an option's text, or ``None`` when nothing is picked)."""
     if choice is None:
-        return Feedback(False, "Pick an answer first.")
+        return Feedback(False, _("Pick an answer first."))
     if choice not in question.options:
-        return Feedback(False, f"{choice!r} is not one of the options.")
+        return Feedback(False, _("{choice} is not one of the options.").format(choice=repr(choice)))
     if choice == question.answer:
-        return Feedback(True, f"✓ Correct. {question.explain}".rstrip())
+        return Feedback(True, join(_("✓ Correct."), _(question.explain)))
     hint = question.hints.get(choice, "")
-    return Feedback(False, f"✗ Not quite. {hint or 'Think again and try another option.'}")
+    return Feedback(False, join(_("✗ Not quite."), _(hint) if hint else _("Think again and try another option.")))
 
 
 class Quiz:
@@ -642,12 +658,12 @@ class Quiz:
     print: it names no option, so it gives no answer away.
     """
 
-    USAGE: Final = (
+    USAGE: Final = N_(
         "Pick an answer and press Check; a wrong pick gets a hint, not the answer. "
         "In code: quiz.choose(i, letter) picks option `letter` of question i + 1 and checks it."
     )
 
-    def __init__(self, questions: Iterable[Question], *, title: str = "Self-check") -> None:
+    def __init__(self, questions: Iterable[Question], *, title: str = N_("Self-check")) -> None:
         self.questions: tuple[Question, ...] = tuple(questions)
         if not self.questions:
             raise ValueError("a Quiz needs at least one question")
@@ -656,17 +672,18 @@ class Quiz:
         self.radios: list[Any] = []
         self.buttons: list[Any] = []
         self.feedback: list[Any] = []
-        rows: list[Any] = [w.HTML(f'{_STYLE}<div class="mmw"><b>{_esc(title)}</b></div>')]
+        rows: list[Any] = [w.HTML(f'{_STYLE}<div class="mmw"><b>{_esc(_(title))}</b></div>')]
         for i, q in enumerate(self.questions):
-            radio = w.RadioButtons(options=q.options, index=None, layout=w.Layout(width="max-content"))
-            button = w.Button(description="Check", button_style="", layout=w.Layout(width="90px"))
+            labels = [(_(o), o) for o in q.options]  # shown in the chapter's language, valued in English
+            radio = w.RadioButtons(options=labels, index=None, layout=w.Layout(width="max-content"))
+            button = w.Button(description=_("Check"), button_style="", layout=w.Layout(width="90px"))
             fb = w.HTML(value="")
             button.on_click(self._checker(i))
             self.radios.append(radio)
             self.buttons.append(button)
             self.feedback.append(fb)
             rows += [
-                w.HTML(f'<div class="mmw-q">{i + 1}. {_esc(q.prompt)}</div>'),
+                w.HTML(f'<div class="mmw-q">{i + 1}. {_esc(_(q.prompt))}</div>'),
                 radio,
                 w.HBox([button, fb]),
             ]
@@ -711,33 +728,34 @@ class Quiz:
     def _score_text(self) -> str:
         right, checked = self._score()
         if not checked:
-            return "pick an answer and press Check"
-        return f"{right} of {checked} checked right"
+            return _("pick an answer and press Check")
+        return _("{right} of {checked} checked right").format(right=right, checked=checked)
 
     def _score_html(self) -> str:
         return f'<div class="mmw mmw-note mm-score">{_esc(self._score_text())}</div>'
 
     def static_html(self) -> str:
         """The questions with their options; each answer folded in a ``<details>``."""
-        parts = [f'{_STYLE}<div class="mmw mm-quiz-static"><b>{_esc(self.title)}</b>']
+        parts = [f'{_STYLE}<div class="mmw mm-quiz-static"><b>{_esc(_(self.title))}</b>']
         for i, q in enumerate(self.questions):
-            opts = "".join(f'<div class="mmw-opt">{_letter(j)}) {_esc(o)}</div>' for j, o in enumerate(q.options))
-            answer = f"<b>{_esc(q.answer)}</b>" + (f" — {_esc(q.explain)}" if q.explain else "")
+            opts = "".join(f'<div class="mmw-opt">{_letter(j)}) {_esc(_(o))}</div>' for j, o in enumerate(q.options))
+            answer = f"<b>{_esc(_(q.answer))}</b>" + (f" — {_esc(_(q.explain))}" if q.explain else "")
             parts.append(
-                f'<div class="mmw-q">{i + 1}. {_esc(q.prompt)}</div>{opts}'
-                f"<details><summary>Show the answer</summary>{answer}</details>"
+                f'<div class="mmw-q">{i + 1}. {_esc(_(q.prompt))}</div>{opts}'
+                f"<details><summary>{_('Show the answer')}</summary>{answer}</details>"
             )
         parts.append("</div>")
         return "".join(parts)
 
     def __repr__(self) -> str:
         n = len(self.questions)
-        lines = [f"Quiz: {self.title} ({n} question{'s' if n != 1 else ''}; {self._score_text()})"]
+        questions = ngettext("{n} question", "{n} questions", n).format(n=n)
+        lines = [f"Quiz: {_(self.title)} ({questions}; {self._score_text()})"]
         for i, q in enumerate(self.questions):
-            lines.append(f"  {i + 1}. {q.prompt}")
-            lines.extend(f"     {_letter(j)}) {o}" for j, o in enumerate(q.options))
+            lines.append(f"  {i + 1}. {_(q.prompt)}")
+            lines.extend(f"     {_letter(j)}) {_(o)}" for j, o in enumerate(q.options))
             if self.results[i] is not None:
-                lines.append(f"     → {self.radios[i].value!s}: {self.results[i]!r}")
+                lines.append(f"     → {_(str(self.radios[i].value))}: {self.results[i]!r}")
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
@@ -782,7 +800,7 @@ class InterviewDrill:
     ``<details>`` ("All model answers"), so they are readable without the buttons too.
     """
 
-    def __init__(self, items: Iterable[DrillCard], *, title: str = "Interview drill") -> None:
+    def __init__(self, items: Iterable[DrillCard], *, title: str = N_("Interview drill")) -> None:
         self.items: tuple[DrillCard, ...] = tuple(items)
         if not self.items:
             raise ValueError("an InterviewDrill needs at least one question")
@@ -795,21 +813,26 @@ class InterviewDrill:
         self.point_boxes: list[Any] = []
         rows: list[Any] = [
             w.HTML(
-                f'{_STYLE}<div class="mmw"><b>{_esc(title)}</b> <span class="mmw-note">Write your answer to each '
-                "question first, then show the model answer and tick the key points your answer made.</span></div>"
+                f'{_STYLE}<div class="mmw"><b>{_esc(_(title))}</b> <span class="mmw-note">'
+                + _(
+                    "Write your answer to each question first, then show the model answer and tick the key points "
+                    "your answer made."
+                )
+                + "</span></div>"
             )
         ]
         for i, item in enumerate(self.items):
             box = w.Textarea(
                 value="",
-                placeholder="Your answer, in a few sentences…",
+                placeholder=_("Your answer, in a few sentences…"),
                 layout=w.Layout(width="100%", height="80px"),
             )
-            button = w.Button(description="Show the model answer", layout=w.Layout(width="210px"))
+            button = w.Button(description=_("Show the model answer"), layout=w.Layout(width="210px"))
             button.add_class("mm-drill-show")
             shown = w.HTML(value="")
             checks = [
-                w.Checkbox(value=False, description=p, indent=False, layout=w.Layout(width="100%")) for p in item.points
+                w.Checkbox(value=False, description=_(p), indent=False, layout=w.Layout(width="100%"))
+                for p in item.points
             ]
             for c in checks:
                 c.observe(self._on_tick, names="value")
@@ -821,7 +844,8 @@ class InterviewDrill:
             self.model_answers.append(shown)
             self.checks.append(checks)
             self.point_boxes.append(points)
-            rows += [w.HTML(f'<div class="mmw mmw-q">{i + 1}. {_esc(item.question)}</div>'), box, button, shown, points]
+            question = w.HTML(f'<div class="mmw mmw-q">{i + 1}. {_esc(_(item.question))}</div>')
+            rows += [question, box, button, shown, points]
         self.score_view = w.HTML(value=self._score_html())
         sheet = w.HTML(value=self._all_answers_html())
         self.widget = w.VBox([*rows, self.score_view, sheet], layout=w.Layout(width="100%"))
@@ -836,10 +860,12 @@ class InterviewDrill:
     def _show(self, i: int) -> None:
         item = self.items[i]
         self.revealed[i] = True
-        note = "" if self.answers[i].value.strip() else " (you have not written an answer: try first, it sticks better)"
+        note = (
+            "" if self.answers[i].value.strip() else _(" (you have not written an answer: try first, it sticks better)")
+        )
         self.model_answers[i].value = (
-            f'<div class="mmw mm-drill-answer"><b>Model answer.</b> {_esc(item.answer)}'
-            f'<div class="mmw-note">Tick the key points your answer made:{_esc(note)}</div></div>'
+            f'<div class="mmw mm-drill-answer"><b>{_("Model answer.")}</b> {_esc(_(item.answer))}'
+            f'<div class="mmw-note">{_("Tick the key points your answer made:")}{_esc(note)}</div></div>'
         )
         self.point_boxes[i].layout.display = "flex"
         self.score_view.value = self._score_html()
@@ -872,48 +898,52 @@ class InterviewDrill:
     def _score_text(self) -> str:
         ticked, total = self.score
         shown = sum(self.revealed)
-        return (
-            f"Score: {ticked} of {total} key points ({round(100 * ticked / total)}%); "
-            f"{shown} of {len(self.items)} model answers shown"
+        return _("Score: {ticked} of {total} key points ({percent}%); {shown} of {n} model answers shown").format(
+            ticked=ticked, total=total, percent=round(100 * ticked / total), shown=shown, n=len(self.items)
         )
 
     def _score_html(self) -> str:
         return f'<div class="mmw mmw-note mm-drill-score">{_esc(self._score_text())}</div>'
 
     def _all_answers_html(self) -> str:
-        items = "".join(f"<li><b>{_esc(item.question)}</b> {_esc(item.answer)}</li>" for item in self.items)
-        return (
-            '<details class="mmw mm-drill-sheet"><summary>All model answers (read them after writing '
-            f"yours)</summary><ol>{items}</ol></details>"
-        )
+        items = "".join(f"<li><b>{_esc(_(item.question))}</b> {_esc(_(item.answer))}</li>" for item in self.items)
+        summary = _("All model answers (read them after writing yours)")
+        return f'<details class="mmw mm-drill-sheet"><summary>{summary}</summary><ol>{items}</ol></details>'
 
     def static_html(self) -> str:
         """The questions; each model answer and its key points folded in a ``<details>``."""
-        parts = [f'{_STYLE}<div class="mmw mm-interview-drill-static"><b>{_esc(self.title)}</b>']
+        parts = [f'{_STYLE}<div class="mmw mm-interview-drill-static"><b>{_esc(_(self.title))}</b>']
         parts.append(
-            '<div class="mmw-note">Write your answer to each question first, then open the model answer.</div>'
+            f'<div class="mmw-note">{_("Write your answer to each question first, then open the model answer.")}</div>'
         )
         for i, item in enumerate(self.items):
-            points = "".join(f"<li>{_esc(p)}</li>" for p in item.points)
+            points = "".join(f"<li>{_esc(_(p))}</li>" for p in item.points)
             parts.append(
-                f'<div class="mmw-q">{i + 1}. {_esc(item.question)}</div>'
-                f"<details><summary>Show the model answer</summary><p>{_esc(item.answer)}</p>"
-                f"<p>Key points:</p><ul>{points}</ul></details>"
+                f'<div class="mmw-q">{i + 1}. {_esc(_(item.question))}</div>'
+                f"<details><summary>{_('Show the model answer')}</summary><p>{_esc(_(item.answer))}</p>"
+                f"<p>{_('Key points:')}</p><ul>{points}</ul></details>"
             )
         parts.append("</div>")
         return "".join(parts)
 
     def __repr__(self) -> str:
         n = len(self.items)
-        lines = [f"InterviewDrill: {self.title} ({n} question{'s' if n != 1 else ''}; {self._score_text()})"]
+        questions = ngettext("{n} question", "{n} questions", n).format(n=n)
+        lines = [f"InterviewDrill: {_(self.title)} ({questions}; {self._score_text()})"]
         for i, item in enumerate(self.items):
             words = _words(self.answers[i].value)
-            state = [f"your answer: {words} word{'s' if words != 1 else ''}"] if words else []
+            state = (
+                [ngettext("your answer: {n} word", "your answer: {n} words", words).format(n=words)] if words else []
+            )
             if self.revealed[i]:
                 ticked = sum(c.value for c in self.checks[i])
-                state.append(f"model answer shown, {ticked} of {len(self.checks[i])} key points ticked")
-            lines.append(f"  {i + 1}. {item.question}" + (f"  [{'; '.join(state)}]" if state else ""))
-            lines.append(f"     Model answer: {item.answer}")
+                state.append(
+                    _("model answer shown, {ticked} of {n} key points ticked").format(
+                        ticked=ticked, n=len(self.checks[i])
+                    )
+                )
+            lines.append(f"  {i + 1}. {_(item.question)}" + (f"  [{'; '.join(state)}]" if state else ""))
+            lines.append("     " + join(_("Model answer:"), _(item.answer)))
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

@@ -49,6 +49,14 @@ def test_the_printed_url_opens_chapter_00(make_lab: tuple[str, str, str]) -> Non
     assert _get(f"{base}/api/contents/notebooks/00_start_here.ipynb?token={token}&content=0") == 200
 
 
+def test_the_printed_chinese_url_opens_the_chinese_chapter_00(make_lab: tuple[str, str, str]) -> None:
+    base, token, output = make_lab
+    url = f"{base}/lab/tree/notebooks/zh/00_start_here.ipynb?token={token}"
+    assert f"中文版（第 00 章）: {url}" in output
+    assert _get(url) == 200
+    assert _get(f"{base}/api/contents/notebooks/zh/00_start_here.ipynb?token={token}&content=0") == 200
+
+
 def test_every_chapter_link_resolves_in_lab(make_lab: tuple[str, str, str]) -> None:
     base, token, _ = make_lab
     checked, dead = 0, []

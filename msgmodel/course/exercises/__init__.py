@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from msgmodel.course.exercises.key import KEY_ENV, key_path, load_key, reveal_is_off
+from msgmodel.course.i18n import N_, _, join
 
 __all__ = [
     "Exercise",
@@ -70,10 +71,10 @@ class Verdict:
 
     def __repr__(self) -> str:
         if self.passed:
-            return f"✓ exercise {self.exercise_id}: correct. {self.hint}".rstrip()
-        if self.hint.startswith("not attempted yet"):
-            return f"· exercise {self.exercise_id}: {self.hint}"
-        return f"✗ exercise {self.exercise_id}: not yet. {self.hint}"
+            return join(_("✓ exercise {id}: correct.").format(id=self.exercise_id), self.hint)
+        if self.hint.startswith(_("not attempted yet")):
+            return join(_("· exercise {id}:").format(id=self.exercise_id), self.hint)
+        return join(_("✗ exercise {id}: not yet.").format(id=self.exercise_id), self.hint)
 
     def __bool__(self) -> bool:
         return self.passed
@@ -160,16 +161,19 @@ def check(exercise_id: str, answer: object) -> Verdict:
     """Check a learner's answer. Never raises: a crash in the answer becomes a hint."""
     ex = get(exercise_id)
     if is_placeholder(answer):
-        return Verdict(exercise_id, False, f"not attempted yet. Task: {ex.task}")
+        return Verdict(exercise_id, False, _("not attempted yet") + _(". Task: ") + _(ex.task))
     try:
         problem = ex.checker(answer)
     except Exception as e:  # the learner's code raised inside the checker
         frame = traceback.extract_tb(e.__traceback__)[-1]
-        where = f" (line {frame.lineno} of {frame.name})" if frame.name != "<module>" else ""
-        return Verdict(exercise_id, False, f"your answer raised {type(e).__name__}: {e}{where}.")
+        where = (
+            _(" (line {line} of {name})").format(line=frame.lineno, name=frame.name) if frame.name != "<module>" else ""
+        )
+        raised = _("your answer raised {error}: {message}{where}.")
+        return Verdict(exercise_id, False, raised.format(error=type(e).__name__, message=e, where=where))
     if problem is None:
         return Verdict(exercise_id, True, "")
-    return Verdict(exercise_id, False, problem)
+    return Verdict(exercise_id, False, _(problem))
 
 
 class Help(str):
@@ -188,20 +192,23 @@ def hint(exercise_id: str, level: int = 1) -> Help:
     """
     ex = get(exercise_id)
     n = len(ex.hints)
+    q = repr(exercise_id)
     if not isinstance(level, int) or isinstance(level, bool) or level < 1:
-        return Help(f"hint levels are 1 to {n}: try hint({exercise_id!r}) first.")
+        return Help(_("hint levels are 1 to {n}: try hint({q}) first.").format(n=n, q=q))
     if level > n:
+        seen = _("exercise {id} has {n} hints and you have seen them all.").format(id=exercise_id, n=n)
         if reveal_is_off():
-            return Help(f"exercise {exercise_id} has {n} hints and you have seen them all. {_OFF}")
-        return Help(
-            f"exercise {exercise_id} has {n} hints and you have seen them all. "
-            f"To see the reference solution: reveal({exercise_id!r}, confirm=True)."
-        )
-    more = f" More: hint({exercise_id!r}, {level + 1})." if level < n else f" Last hint; then reveal({exercise_id!r})."
-    return Help(f"hint {level} of {n} for exercise {exercise_id}: {ex.hints[level - 1]}{more}")
+            return Help(join(seen, _(_OFF)))
+        return Help(join(seen, _("To see the reference solution: reveal({q}, confirm=True).").format(q=q)))
+    if level < n:
+        more = _(" More: hint({q}, {next}).").format(q=q, next=level + 1)
+    else:
+        more = _(" Last hint; then reveal({q}).").format(q=q)
+    head = _("hint {level} of {n} for exercise {id}:").format(level=level, n=n, id=exercise_id)
+    return Help(join(head, _(ex.hints[level - 1])) + more)
 
 
-_OFF: Final = (
+_OFF: Final = N_(
     "reveal is off in this class: your teacher keeps the reference solutions for now. "
     "Ask them, or read the checker's message again: check() says what is still wrong."
 )
@@ -214,20 +221,28 @@ def reveal(exercise_id: str, confirm: bool = False) -> Help:
     no key is installed (a class image, a plain ``pip install``), says where the key is.
     """
     get(exercise_id)  # an unknown id is a KeyError naming the known ones, as for check and hint
+    q = repr(exercise_id)
     if reveal_is_off():
-        return Help(f"exercise {exercise_id}: {_OFF}")
+        return Help(join(_("exercise {id}:").format(id=exercise_id), _(_OFF)))
     if confirm is not True:
         return Help(
-            f"exercise {exercise_id}: the solution stays hidden until you confirm. "
-            f"Try the hints first: hint({exercise_id!r}) then hint({exercise_id!r}, 2). "
-            f"To see it anyway: reveal({exercise_id!r}, confirm=True)."
+            _(
+                "exercise {id}: the solution stays hidden until you confirm. "
+                "Try the hints first: hint({q}) then hint({q}, 2). "
+                "To see it anyway: reveal({q}, confirm=True)."
+            ).format(id=exercise_id, q=q)
         )
     path = key_path()
     solution = load_key(path).get(exercise_id)
     if solution is None:
-        where = f"{path} has no key block for it" if path else "no answer key is installed with this copy of msgmodel"
+        if path:
+            where = _("{path} has no key block for it").format(path=path)
+        else:
+            where = _("no answer key is installed with this copy of msgmodel")
         return Help(
-            f"exercise {exercise_id}: {where}. The key is the <!-- key: NN.k --> blocks of docs/teacher-guide.md "
-            f"in the repository; set {KEY_ENV} to that file to use it here."
+            _(
+                "exercise {id}: {where}. The key is the <!-- key: NN.k --> blocks of docs/teacher-guide.md "
+                "in the repository; set {env} to that file to use it here."
+            ).format(id=exercise_id, where=where, env=KEY_ENV)
         )
     return Help(solution)

@@ -33,6 +33,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.i18n import N_
 
 __all__ = ["PREDICT_CASES", "PREDICT_MODEL"]
 
@@ -157,14 +158,20 @@ def _check_outcomes(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="00.1",
-        task="outcomes(history) -> {tool_use id: 'ok' | 'failed' | 'pending'}, using the readers",
+        task=N_("outcomes(history) -> {tool_use id: 'ok' | 'failed' | 'pending'}, using the readers"),
         checker=_check_outcomes,
         starter=_outcomes_starter,
         hints=(
-            "Walk the history once, in order: a call is pending until a later message answers its id; the answer then"
-            " says whether it failed.",
-            "Read with msgmodel.core.message.tool_uses_of(m) (each call's .id) and tool_results_of(m) (each result's "
-            ".tool_use_id and .is_error).",
+            N_(
+                "Walk the history once, in order: a call is pending until a later message answers its id; the answer "
+                "then"
+                " says whether it failed."
+            ),
+            N_(
+                "Read with msgmodel.core.message.tool_uses_of(m) (each call's .id) and tool_results_of(m) (each "
+                "result's "
+                ".tool_use_id and .is_error)."
+            ),
         ),
     )
 )
@@ -241,14 +248,19 @@ def _check_predictions(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="00.2",
-        task="predict 200 or 400 for each request of PREDICT_CASES",
+        task=N_("predict 200 or 400 for each request of PREDICT_CASES"),
         checker=_check_predictions,
         starter=_STARTER_PREDICTIONS,
         hints=(
-            "For each request, look for a tool_use whose tool_result is not in the very next message, and for a "
-            "tool_result whose tool_use is not in the message right before it.",
-            "The two orphan rules of the chapter (a result without its call, a call without its result) decide every "
-            "case; msgmodel.core.protocol.validate checks a guess once you have made it (an empty list means 200).",
+            N_(
+                "For each request, look for a tool_use whose tool_result is not in the very next message, and for a "
+                "tool_result whose tool_use is not in the message right before it."
+            ),
+            N_(
+                "The two orphan rules of the chapter (a result without its call, a call without its result) decide "
+                "every "
+                "case; msgmodel.core.protocol.validate checks a guess once you have made it (an empty list means 200)."
+            ),
         ),
     )
 )
@@ -369,14 +381,19 @@ def _check_answer_calls(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="00.3",
-        task="answer_calls(reply, run) -> the user message answering every tool_use of reply, or None",
+        task=N_("answer_calls(reply, run) -> the user message answering every tool_use of reply, or None"),
         checker=_check_answer_calls,
         starter=_answer_calls_starter,
         hints=(
-            "Every tool_use of the reply gets an answer, in the order of the calls, all in ONE user message; a tool "
-            "that raises still gets an answer, marked as an error.",
-            "tool_uses_of(reply) gives the calls; build each answer with tool_result_block(call.id, output, "
-            "is_error=...) and the message with tool_result_msg(blocks) (msgmodel.core.message).",
+            N_(
+                "Every tool_use of the reply gets an answer, in the order of the calls, all in ONE user message; a "
+                "tool "
+                "that raises still gets an answer, marked as an error."
+            ),
+            N_(
+                "tool_uses_of(reply) gives the calls; build each answer with tool_result_block(call.id, output, "
+                "is_error=...) and the message with tool_result_msg(blocks) (msgmodel.core.message)."
+            ),
         ),
     )
 )

@@ -37,6 +37,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.i18n import N_
 from msgmodel.course.synth import synth_session
 
 __all__ = ["CHOICES", "EXERCISE_KEEP", "exercise_history"]
@@ -199,14 +200,20 @@ def _check_first_clean_start(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="01.1",
-        task="first_clean_start(history): index of the first user message that answers no tool call, else None",
+        task=N_("first_clean_start(history): index of the first user message that answers no tool call, else None"),
         checker=_check_first_clean_start,
         starter=_first_clean_start_starter,
         hints=(
-            "A user message holds either a prompt or the answers to tool calls, and only a prompt may open a window. "
-            "Content is a string or a list of blocks.",
-            'On wire dicts: a user message none of whose blocks (when content is a list) has type "tool_result". With'
-            " the model: from_api(history) and msgmodel.core.message.is_clean_user_start(m).",
+            N_(
+                "A user message holds either a prompt or the answers to tool calls, and only a prompt may open a "
+                "window. "
+                "Content is a string or a list of blocks."
+            ),
+            N_(
+                'On wire dicts: a user message none of whose blocks (when content is a list) has type "tool_result". '
+                "With"
+                " the model: from_api(history) and msgmodel.core.message.is_clean_user_start(m)."
+            ),
         ),
     )
 )
@@ -236,15 +243,19 @@ def _check_prediction(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="01.2",
-        task="predict the API's answer to [summary, *exercise_history()[-7:]]: one letter of CHOICES",
+        task=N_("predict the API's answer to [summary, *exercise_history()[-7:]]: one letter of CHOICES"),
         checker=_check_prediction,
         starter=None,
         hints=(
-            "Write out the 7 messages the slice keeps, put the summary in front, and number the request's messages "
-            "from 0.",
-            "Ask what the first kept message holds and whether the message it answers is still in the request. The "
-            "API's path messages.N.content.M counts in the request you send, and names the first block it cannot "
-            "pair (the rule orphan_tool_result of msgmodel.core.protocol, docs/api-rules.md section 1.1).",
+            N_(
+                "Write out the 7 messages the slice keeps, put the summary in front, and number the request's messages "
+                "from 0."
+            ),
+            N_(
+                "Ask what the first kept message holds and whether the message it answers is still in the request. The "
+                "API's path messages.N.content.M counts in the request you send, and names the first block it cannot "
+                "pair (the rule orphan_tool_result of msgmodel.core.protocol, docs/api-rules.md section 1.1)."
+            ),
         ),
     )
 )
@@ -296,19 +307,30 @@ exercise(
     Exercise(
         id="01.3",
         task=(
-            "smallest_safe_keep(history, keep): the smallest k >= keep such that [summary, *history[-k:]] is valid as"
-            " a stored history, i.e. msgmodel.core.protocol.validate([summary, *history[-k:]], as_history=True) == []"
-            " (as_history: a final assistant message ends a turn, it is not a prefill); when k reaches len(history) "
-            "nothing is cut and k is returned"
+            N_(
+                "smallest_safe_keep(history, keep): the smallest k >= keep such that [summary, *history[-k:]] is "
+                "valid as"
+                " a stored history, i.e. msgmodel.core.protocol.validate([summary, *history[-k:]], as_history=True) "
+                "== []"
+                " (as_history: a final assistant message ends a turn, it is not a prefill); when k reaches "
+                "len(history) "
+                "nothing is cut and k is returned"
+            )
         ),
         checker=_check_smallest_safe_keep,
         starter=_smallest_safe_keep_starter,
         hints=(
-            "Keeping more messages moves the cut back. Which first message makes a window unsafe? Look at history[-k].",
-            "A window is unsafe when history[-k] is a user message holding tool_result blocks "
-            "(msgmodel.core.message.is_tool_result_message after from_api); grow k until it is not, never past "
-            "len(history). validate([summary, *history[-k:]], as_history=True) from msgmodel.core.protocol checks one"
-            " k.",
+            N_(
+                "Keeping more messages moves the cut back. Which first message makes a window unsafe? Look at "
+                "history[-k]."
+            ),
+            N_(
+                "A window is unsafe when history[-k] is a user message holding tool_result blocks "
+                "(msgmodel.core.message.is_tool_result_message after from_api); grow k until it is not, never past "
+                "len(history). validate([summary, *history[-k:]], as_history=True) from msgmodel.core.protocol "
+                "checks one"
+                " k."
+            ),
         ),
     )
 )

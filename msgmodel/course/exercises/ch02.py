@@ -30,6 +30,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
+from msgmodel.course.i18n import N_
 
 __all__ = ["HAND_BUILT", "QUIZ_HISTORY", "QUIZ_QUESTIONS"]
 
@@ -129,18 +130,25 @@ exercise(
     Exercise(
         id="02.1",
         task=(
-            "Write render_block(b) for a block dict: text as itself, a tool call with its name and arguments, "
-            "a result with its text (a string or a list of blocks) and the word 'failed' when is_error is true, "
-            "any other kind as a label naming its type."
+            N_(
+                "Write render_block(b) for a block dict: text as itself, a tool call with its name and arguments, "
+                "a result with its text (a string or a list of blocks) and the word 'failed' when is_error is true, "
+                "any other kind as a label naming its type."
+            )
         ),
         checker=_check_render,
         starter=_render_starter,
         hints=(
-            "Ask what a summarizer still needs after reading your line: which tool, with what arguments, what came "
-            "back, and whether it failed.",
-            'Dispatch on b["type"]: a call has "name" and "input" (json.dumps it); a result\'s "content" is a string '
-            'or a list of blocks (join their "text"), and b.get("is_error") marks a failure. '
-            "msgmodel.core.message.block_to_text makes the same choices on a decoded block.",
+            N_(
+                "Ask what a summarizer still needs after reading your line: which tool, with what arguments, what came "
+                "back, and whether it failed."
+            ),
+            N_(
+                'Dispatch on b["type"]: a call has "name" and "input" (json.dumps it); a result\'s "content" is a '
+                "string "
+                'or a list of blocks (join their "text"), and b.get("is_error") marks a failure. '
+                "msgmodel.core.message.block_to_text makes the same choices on a decoded block."
+            ),
         ),
     )
 )
@@ -193,17 +201,26 @@ exercise(
     Exercise(
         id="02.2",
         task=(
-            "Which questions of QUIZ_QUESTIONS can a summarizer answer from copy #2's transcript of QUIZ_HISTORY "
-            "alone? Answer with a set of letters."
+            N_(
+                "Which questions of QUIZ_QUESTIONS can a summarizer answer from copy #2's transcript of QUIZ_HISTORY "
+                "alone? Answer with a set of letters."
+            )
         ),
         checker=_check_quiz,
         starter=None,
         hints=(
-            "Answer each question from the transcript text alone, as the summarizer would, not from the history you "
-            "can see.",
-            "Look at what copy #2 (msgmodel.course.legacy.summary30.transcript) writes for a tool_use or a tool_result "
-            "block: a question whose answer lives only in a tool's name, arguments or output cannot be answered from "
-            "it.",
+            N_(
+                "Answer each question from the transcript text alone, as the summarizer would, not from the history "
+                "you "
+                "can see."
+            ),
+            N_(
+                "Look at what copy #2 (msgmodel.course.legacy.summary30.transcript) writes for a tool_use or a "
+                "tool_result "
+                "block: a question whose answer lives only in a tool's name, arguments or output cannot be answered "
+                "from "
+                "it."
+            ),
         ),
     )
 )
@@ -292,14 +309,20 @@ def _check_refused(answer: object) -> str | None:
 exercise(
     Exercise(
         id="02.3",
-        task="Which blocks of HAND_BUILT does the API refuse? Answer with the set of their indices.",
+        task=N_("Which blocks of HAND_BUILT does the API refuse? Answer with the set of their indices."),
         checker=_check_refused,
         starter=None,
         hints=(
-            "Compare each hand-built dict, key by key, with a tool_result as the API defines it: type, tool_use_id, "
-            "content, is_error.",
-            "A misspelled required key is a missing one to the API. msgmodel.core.protocol.validate, given the block "
-            "after its tool_use, names each refused block's path once you have predicted.",
+            N_(
+                "Compare each hand-built dict, key by key, with a tool_result as the API defines it: type, "
+                "tool_use_id, "
+                "content, is_error."
+            ),
+            N_(
+                "A misspelled required key is a missing one to the API. msgmodel.core.protocol.validate, given the "
+                "block "
+                "after its tool_use, names each refused block's path once you have predicted."
+            ),
         ),
     )
 )

@@ -21,6 +21,7 @@ from typing import Any, Final, Literal, TypedDict
 
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
+from msgmodel.course.i18n import N_
 from msgmodel.course.knowledge import PIECES
 from msgmodel.course.teaching import mypy_ini
 
@@ -342,43 +343,58 @@ def _hint_without_answer(key: str) -> str:
 exercise(
     Exercise(
         id="03.1",
-        task='List the functions of COPIES_SNIPPET that carry their own copy of "is this block a tool result?".',
+        task=N_('List the functions of COPIES_SNIPPET that carry their own copy of "is this block a tool result?".'),
         checker=_check_copies,
         starter=[],
         hints=(
-            "Read each function and ask: does it decide by itself whether a block is a tool result, or does it ask "
-            "another function?",
-            "A function that calls another one to decide carries no copy of its own. "
-            "msgmodel.course.knowledge.scan_source(COPIES_SNIPPET) lists the sites where the knowledge is written "
-            "out, to compare with your list.",
+            N_(
+                "Read each function and ask: does it decide by itself whether a block is a tool result, or does it ask "
+                "another function?"
+            ),
+            N_(
+                "A function that calls another one to decide carries no copy of its own. "
+                "msgmodel.course.knowledge.scan_source(COPIES_SNIPPET) lists the sites where the knowledge is written "
+                "out, to compare with your list."
+            ),
         ),
     )
 )
 exercise(
     Exercise(
         id="03.2",
-        task="Write a TypedDict for a tool_result block that makes mypy reject the toolUseId slip.",
+        task=N_("Write a TypedDict for a tool_result block that makes mypy reject the toolUseId slip."),
         checker=_check_typeddict,
         starter=_Starter,
         hints=(
-            "mypy can reject a misspelled key only if the dict's type lists the keys it allows. Which keys does a "
-            "tool_result have, and which may be absent?",
-            'typing.TypedDict with typing.Literal for the "type" key and typing.NotRequired for the optional keys; '
-            "mypy --strict then rejects any key the class does not declare.",
+            N_(
+                "mypy can reject a misspelled key only if the dict's type lists the keys it allows. Which keys does a "
+                "tool_result have, and which may be absent?"
+            ),
+            N_(
+                'typing.TypedDict with typing.Literal for the "type" key and typing.NotRequired for the optional keys; '
+                "mypy --strict then rejects any key the class does not declare."
+            ),
         ),
     )
 )
 exercise(
     Exercise(
         id="03.3",
-        task="Name the piece of knowledge (one of msgmodel.course.knowledge.PIECES) each line of CLASSIFY_LINES holds.",
+        task=N_(
+            "Name the piece of knowledge (one of msgmodel.course.knowledge.PIECES) each line of CLASSIFY_LINES holds."
+        ),
         checker=_check_classification,
         starter=_STARTER_03_3,
         hints=(
-            "For each line, ask what it must know about a block or a message: how to find it, how to read it, how to "
-            "build it, how to tell its kind?",
-            "The names to choose from are msgmodel.course.knowledge.PIECES; print them and match each line of "
-            "CLASSIFY_LINES to exactly one.",
+            N_(
+                "For each line, ask what it must know about a block or a message: how to find it, how to read it, "
+                "how to "
+                "build it, how to tell its kind?"
+            ),
+            N_(
+                "The names to choose from are msgmodel.course.knowledge.PIECES; print them and match each line of "
+                "CLASSIFY_LINES to exactly one."
+            ),
         ),
     )
 )

@@ -40,6 +40,7 @@ from msgmodel.core.message import (
     user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.i18n import N_
 
 __all__ = ["BAD_SESSION"]
 
@@ -164,14 +165,20 @@ def _check_tool_names_of(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="04.1",
-        task="tool_names_of(messages): names of the tools called, in order, one per call; only readers, no .content",
+        task=N_(
+            "tool_names_of(messages): names of the tools called, in order, one per call; only readers, no .content"
+        ),
         checker=_check_tool_names_of,
         starter=_tool_names_of_starter,
         hints=(
-            "One name per call, in order. A message can hold several calls; string content and tool results hold "
-            "none; server tool blocks are not client calls.",
-            "msgmodel.core.message.tool_uses_of(m) gives a message's ToolUseBlocks (each has .name), whatever the "
-            "content's shape.",
+            N_(
+                "One name per call, in order. A message can hold several calls; string content and tool results hold "
+                "none; server tool blocks are not client calls."
+            ),
+            N_(
+                "msgmodel.core.message.tool_uses_of(m) gives a message's ToolUseBlocks (each has .name), whatever the "
+                "content's shape."
+            ),
         ),
     )
 )
@@ -253,14 +260,20 @@ def _check_count_kinds(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="04.2",
-        task="count_kinds(blocks): blocks per wire kind as a match over ContentBlock (OpaqueBlock by its kind)",
+        task=N_("count_kinds(blocks): blocks per wire kind as a match over ContentBlock (OpaqueBlock by its kind)"),
         checker=_check_count_kinds,
         starter=_count_kinds_starter,
         hints=(
-            "Every block is one of five classes. Four carry their wire kind in .type; the fifth keeps the kind it was"
-            " decoded with.",
-            "In a match a case can list several classes with |; an OpaqueBlock's wire kind is .kind; end with case _:"
-            " assert_never(b) (typing.assert_never) so mypy proves every class is handled.",
+            N_(
+                "Every block is one of five classes. Four carry their wire kind in .type; the fifth keeps the kind "
+                "it was"
+                " decoded with."
+            ),
+            N_(
+                "In a match a case can list several classes with |; an OpaqueBlock's wire kind is .kind; end with "
+                "case _:"
+                " assert_never(b) (typing.assert_never) so mypy proves every class is handled."
+            ),
         ),
     )
 )
@@ -330,18 +343,27 @@ exercise(
     Exercise(
         id="04.3",
         task=(
-            "predict the path from_json(BAD_SESSION) names in its DecodeError (err.path). The convention: a JSONPath "
-            "from the whole document, $ the top-level array, [i] an element counted from 0, .name a field, down to "
-            "the innermost field the decoder could not read (a message without role gives $[0].role)"
+            N_(
+                "predict the path from_json(BAD_SESSION) names in its DecodeError (err.path). The convention: a "
+                "JSONPath "
+                "from the whole document, $ the top-level array, [i] an element counted from 0, .name a field, down to "
+                "the innermost field the decoder could not read (a message without role gives $[0].role)"
+            )
         ),
         checker=_check_path,
         starter=...,
         hints=(
-            'Find the block that has no "type": the decoder needs it before it can choose a class. Indices count from'
-            " 0.",
-            "msgmodel.core.message.DecodeError.path is a JSONPath from the whole document: $ the top-level array, [i]"
-            " an element, .name a "
-            "field, down to the field that is missing (a message without role gives $[0].role).",
+            N_(
+                'Find the block that has no "type": the decoder needs it before it can choose a class. Indices count '
+                "from"
+                " 0."
+            ),
+            N_(
+                "msgmodel.core.message.DecodeError.path is a JSONPath from the whole document: $ the top-level "
+                "array, [i]"
+                " an element, .name a "
+                "field, down to the field that is missing (a message without role gives $[0].role)."
+            ),
         ),
     )
 )

@@ -39,6 +39,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.i18n import N_
 from msgmodel.course.synth import synth_session
 
 __all__ = ["LONG_LOOP", "REPAIR_PUZZLE", "long_loop_history"]
@@ -222,15 +223,21 @@ def _check_regression(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="05.1",
-        task="regression(compact_fn): fail with AssertionError if compact_fn ever drops the last keep_recent messages",
+        task=N_(
+            "regression(compact_fn): fail with AssertionError if compact_fn ever drops the last keep_recent messages"
+        ),
         checker=_check_regression,
         starter=_regression_starter,
         hints=(
-            "The forward cut and the off-by-one show at some window sizes only: try every keep_recent from 1 to "
-            "len(history), not one.",
-            "For each k, call compact_fn(LONG_LOOP, keep_recent=k, summarize=...) and assert that the tail of what "
-            "comes back equals the tail of the history; msgmodel.core.protocol.validate(out) says whether the API "
-            "would accept it.",
+            N_(
+                "The forward cut and the off-by-one show at some window sizes only: try every keep_recent from 1 to "
+                "len(history), not one."
+            ),
+            N_(
+                "For each k, call compact_fn(LONG_LOOP, keep_recent=k, summarize=...) and assert that the tail of what "
+                "comes back equals the tail of the history; msgmodel.core.protocol.validate(out) says whether the API "
+                "would accept it."
+            ),
         ),
     )
 )
@@ -377,14 +384,19 @@ def _check_faithful(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="05.2",
-        task="faithful(history, render) -> bool: does render(history) show each call with its input, each failure?",
+        task=N_("faithful(history, render) -> bool: does render(history) show each call with its input, each failure?"),
         checker=_check_faithful,
         starter=_faithful_starter,
         hints=(
-            "Faithful means every call shows with its input, every result with its output, and a failure says so. "
-            "What does a placeholder renderer lose?",
-            "msgmodel.core.message.block_to_text(b) is the model's rendering of one block; take it for each block of "
-            "tool_uses_of(m) and tool_results_of(m) and look for it in render(history).",
+            N_(
+                "Faithful means every call shows with its input, every result with its output, and a failure says so. "
+                "What does a placeholder renderer lose?"
+            ),
+            N_(
+                "msgmodel.core.message.block_to_text(b) is the model's rendering of one block; take it for each "
+                "block of "
+                "tool_uses_of(m) and tool_results_of(m) and look for it in render(history)."
+            ),
         ),
     )
 )
@@ -445,14 +457,20 @@ def _check_prediction(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="05.3",
-        task="predict the RepairNote kinds repair(REPAIR_PUZZLE) reports, in order",
+        task=N_("predict the RepairNote kinds repair(REPAIR_PUZZLE) reports, in order"),
         checker=_check_prediction,
         starter=...,
         hints=(
-            "Read REPAIR_PUZZLE message by message and list what is wrong with its tool pairing, in the order repair "
-            "walks it.",
-            "The kinds are those of msgmodel.core.compact.RepairNote (its docstring and the chapter's repair section "
-            "describe each); one problem, one note.",
+            N_(
+                "Read REPAIR_PUZZLE message by message and list what is wrong with its tool pairing, in the order "
+                "repair "
+                "walks it."
+            ),
+            N_(
+                "The kinds are those of msgmodel.core.compact.RepairNote (its docstring and the chapter's repair "
+                "section "
+                "describe each); one problem, one note."
+            ),
         ),
     )
 )

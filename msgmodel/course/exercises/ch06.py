@@ -44,6 +44,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.i18n import N_
 
 __all__ = ["DRILL", "QUIZ", "DrillItem", "QuizItem", "prediction_cases"]
 
@@ -70,87 +71,100 @@ class QuizItem:
 
 QUIZ: Final[tuple[QuizItem, ...]] = (
     QuizItem(
-        prompt='What does blocks_of(user_text("")) return?',
-        options=('[TextBlock("")]', "[]", "it raises ValueError"),
-        answer="[]",
-        explain="An empty string holds no block; a non-empty one becomes one TextBlock.",
-        hints={'[TextBlock("")]': "The API rejects empty text blocks; would a reader invent one?"},
+        prompt=N_('What does blocks_of(user_text("")) return?'),
+        options=(N_('[TextBlock("")]'), N_("[]"), N_("it raises ValueError")),
+        answer=N_("[]"),
+        explain=N_("An empty string holds no block; a non-empty one becomes one TextBlock."),
+        hints={N_('[TextBlock("")]'): N_("The API rejects empty text blocks; would a reader invent one?")},
     ),
     QuizItem(
-        prompt="Thinking is enabled. You drop the thinking block from the assistant message that opened "
-        "the current tool loop and send the history. The API answers…",
-        options=(
-            "200: thinking blocks are optional",
-            "400: Invalid `signature` in `thinking` block",
-            "400: Expected `thinking` or `redacted_thinking`, but found `text`. …",
+        prompt=N_(
+            "Thinking is enabled. You drop the thinking block from the assistant message that opened "
+            "the current tool loop and send the history. The API answers…"
         ),
-        answer="400: Expected `thinking` or `redacted_thinking`, but found `text`. …",
-        explain="The thinking_required rule: that message must start with its thinking block (I2).",
+        options=(
+            N_("200: thinking blocks are optional"),
+            N_("400: Invalid `signature` in `thinking` block"),
+            N_("400: Expected `thinking` or `redacted_thinking`, but found `text`. …"),
+        ),
+        answer=N_("400: Expected `thinking` or `redacted_thinking`, but found `text`. …"),
+        explain=N_("The thinking_required rule: that message must start with its thinking block (I2)."),
         hints={
-            "200: thinking blocks are optional": "Not while thinking is enabled and a tool loop is open (I2).",
-            "400: Invalid `signature` in `thinking` block": "No signature was sent at all; what is missing?",
+            N_("200: thinking blocks are optional"): N_("Not while thinking is enabled and a tool loop is open (I2)."),
+            N_("400: Invalid `signature` in `thinking` block"): N_("No signature was sent at all; what is missing?"),
         },
     ),
     QuizItem(
-        prompt="Block → Text, ToolUse is a class hierarchy. A match with one case per subclass and "
-        "case _: assert_never(b) fails under mypy. Why?",
-        options=(
-            "The base class is open: mypy cannot rule out another subclass",
-            "mypy does not understand match",
-            "assert_never works only with enums",
+        prompt=N_(
+            "Block → Text, ToolUse is a class hierarchy. A match with one case per subclass and "
+            "case _: assert_never(b) fails under mypy. Why?"
         ),
-        answer="The base class is open: mypy cannot rule out another subclass",
-        explain="Only a closed union (Text | ToolUse) leaves Never after the last case (I3).",
-        hints={"mypy does not understand match": "It narrows the union version of the same match fine (I3)."},
+        options=(
+            N_("The base class is open: mypy cannot rule out another subclass"),
+            N_("mypy does not understand match"),
+            N_("assert_never works only with enums"),
+        ),
+        answer=N_("The base class is open: mypy cannot rule out another subclass"),
+        explain=N_("Only a closed union (Text | ToolUse) leaves Never after the last case (I3)."),
+        hints={N_("mypy does not understand match"): N_("It narrows the union version of the same match fine (I3).")},
     ),
     QuizItem(
-        prompt="A trimmed history begins with a user message holding only tool_result blocks. A port of "
-        'LangChain\'s start_on="human" (keep from the first role == "user" message)…',
-        options=(
-            "keeps it, and the API answers 400",
-            "skips it, because tool results are not human",
-            "repairs it",
+        prompt=N_(
+            "A trimmed history begins with a user message holding only tool_result blocks. A port of "
+            'LangChain\'s start_on="human" (keep from the first role == "user" message)…'
         ),
-        answer="keeps it, and the API answers 400",
-        explain="In Anthropic's shape tool results travel inside user messages; only is_clean_user_start "
-        "tells them apart.",
+        options=(
+            N_("keeps it, and the API answers 400"),
+            N_("skips it, because tool results are not human"),
+            N_("repairs it"),
+        ),
+        answer=N_("keeps it, and the API answers 400"),
+        explain=N_(
+            "In Anthropic's shape tool results travel inside user messages; only is_clean_user_start tells them apart."
+        ),
         hints={
-            "skips it, because tool results are not human": "That holds for LangChain's ToolMessage, "
-            "not for Anthropic's shape: what is the role of a tool_result message?"
+            N_("skips it, because tool results are not human"): N_(
+                "That holds for LangChain's ToolMessage, "
+                "not for Anthropic's shape: what is the role of a tool_result message?"
+            )
         },
     ),
     QuizItem(
-        prompt="msgmodel.core.compact.repair meets a tool_result whose tool_use was cut away. It…",
+        prompt=N_("msgmodel.core.compact.repair meets a tool_result whose tool_use was cut away. It…"),
         options=(
-            "raises ProtocolError",
-            "drops it silently, as pydantic-ai's _clean_message_history does",
-            "drops it and returns a RepairNote of kind dropped_orphan_result",
+            N_("raises ProtocolError"),
+            N_("drops it silently, as pydantic-ai's _clean_message_history does"),
+            N_("drops it and returns a RepairNote of kind dropped_orphan_result"),
         ),
-        answer="drops it and returns a RepairNote of kind dropped_orphan_result",
-        explain="Repair is opt-in and reports every change; nothing calls it implicitly.",
-        hints={"drops it silently, as pydantic-ai's _clean_message_history does": "Look at what repair returns."},
+        answer=N_("drops it and returns a RepairNote of kind dropped_orphan_result"),
+        explain=N_("Repair is opt-in and reports every change; nothing calls it implicitly."),
+        hints={
+            N_("drops it silently, as pydantic-ai's _clean_message_history does"): N_("Look at what repair returns.")
+        },
     ),
     QuizItem(
-        prompt='A saved session has "toolUseId" where "tool_use_id" belongs. msgmodel reports it…',
+        prompt=N_('A saved session has "toolUseId" where "tool_use_id" belongs. msgmodel reports it…'),
         options=(
-            "when compaction first reads that result",
-            "in from_json, as a DecodeError naming the JSON path of the missing tool_use_id",
-            "only through the API's 400",
+            N_("when compaction first reads that result"),
+            N_("in from_json, as a DecodeError naming the JSON path of the missing tool_use_id"),
+            N_("only through the API's 400"),
         ),
-        answer="in from_json, as a DecodeError naming the JSON path of the missing tool_use_id",
-        explain="Shapes are validated once, at the boundary; past it every block is well-formed.",
-        hints={"when compaction first reads that result": "Could a ToolResultBlock without an id even exist?"},
+        answer=N_("in from_json, as a DecodeError naming the JSON path of the missing tool_use_id"),
+        explain=N_("Shapes are validated once, at the boundary; past it every block is well-formed."),
+        hints={N_("when compaction first reads that result"): N_("Could a ToolResultBlock without an id even exist?")},
     ),
     QuizItem(
-        prompt='The API starts sending a block kind "video" tomorrow. Today\'s msgmodel, loading such a transcript…',
-        options=(
-            "fails with a DecodeError",
-            "keeps the block as an OpaqueBlock and writes it back unchanged",
-            "drops the block and warns",
+        prompt=N_(
+            'The API starts sending a block kind "video" tomorrow. Today\'s msgmodel, loading such a transcript…'
         ),
-        answer="keeps the block as an OpaqueBlock and writes it back unchanged",
-        explain="Unknown kinds are kept, byte for byte; match stays exhaustive over five cases.",
-        hints={"fails with a DecodeError": "Try from_json on an image block: what comes back?"},
+        options=(
+            N_("fails with a DecodeError"),
+            N_("keeps the block as an OpaqueBlock and writes it back unchanged"),
+            N_("drops the block and warns"),
+        ),
+        answer=N_("keeps the block as an OpaqueBlock and writes it back unchanged"),
+        explain=N_("Unknown kinds are kept, byte for byte; match stays exhaustive over five cases."),
+        hints={N_("fails with a DecodeError"): N_("Try from_json on an image block: what comes back?")},
     ),
 )
 """The chapter's self-check questions (shown with ``msgmodel.course.widgets.Quiz``)."""
@@ -291,14 +305,19 @@ def _check_pairs(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="06.1",
-        task="pairs_of(messages): every tool_use, in order, paired with the tool_result naming its id (or None).",
+        task=N_("pairs_of(messages): every tool_use, in order, paired with the tool_result naming its id (or None)."),
         checker=_check_pairs,
         starter=_pairs_starter,
         hints=(
-            "Content can be a string; a call may be answered out of order, in a later message, or never; server tool "
-            "blocks are not tool_use.",
-            "tool_uses_of(m) and tool_results_of(m) (msgmodel.core.message) read any message safely; index the "
-            "results by .tool_use_id, then walk the calls in order.",
+            N_(
+                "Content can be a string; a call may be answered out of order, in a later message, or never; server "
+                "tool "
+                "blocks are not tool_use."
+            ),
+            N_(
+                "tool_uses_of(m) and tool_results_of(m) (msgmodel.core.message) read any message safely; index the "
+                "results by .tool_use_id, then walk the calls in order."
+            ),
         ),
     )
 )
@@ -377,14 +396,18 @@ def _check_predictions(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="06.2",
-        task="Predict the API's answer (200 or 400) for each history of prediction_cases(): {'A': 200 | 400, ...}.",
+        task=N_("Predict the API's answer (200 or 400) for each history of prediction_cases(): {'A': 200 | 400, ...}."),
         checker=_check_predictions,
         starter=None,
         hints=(
-            "For each history, ask which rule it could break: with thinking enabled, the assistant turn that opens "
-            "the current tool loop must start with thinking; server tool calls need no tool_result.",
-            "The rules are thinking_required (docs/api-rules.md section 1.4) and the server-tool recordings of "
-            "section 4; validate(messages, thinking=...) checks a guess once you have made it.",
+            N_(
+                "For each history, ask which rule it could break: with thinking enabled, the assistant turn that opens "
+                "the current tool loop must start with thinking; server tool calls need no tool_result."
+            ),
+            N_(
+                "The rules are thinking_required (docs/api-rules.md section 1.4) and the server-tool recordings of "
+                "section 4; validate(messages, thinking=...) checks a guess once you have made it."
+            ),
         ),
     )
 )
@@ -499,14 +522,21 @@ def _check_rename(fn: Any) -> str | None:
 exercise(
     Exercise(
         id="06.3",
-        task="rename_in_text(messages, old, new): a new history, old -> new in text blocks and string content only.",
+        task=N_(
+            "rename_in_text(messages, old, new): a new history, old -> new in text blocks and string content only."
+        ),
         checker=_check_rename,
         starter=_rename_starter,
         hints=(
-            "Blocks and messages are frozen: build new ones instead of changing them, and leave every block that is "
-            "not text as it is (a thinking block's signature must stay valid).",
-            "msgspec.structs.replace(b, text=...) makes a changed copy of a block, msgspec.structs.replace(m, "
-            "content=...) of a message; keep string content a string.",
+            N_(
+                "Blocks and messages are frozen: build new ones instead of changing them, and leave every block that "
+                "is "
+                "not text as it is (a thinking block's signature must stay valid)."
+            ),
+            N_(
+                "msgspec.structs.replace(b, text=...) makes a changed copy of a block, msgspec.structs.replace(m, "
+                "content=...) of a message; keep string content a string."
+            ),
         ),
     )
 )
@@ -532,178 +562,208 @@ class DrillItem:
 
 DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
-        question="Why is a message's content a str | list of blocks, and not always a list of blocks?",
-        answer="Both shapes are on the wire and in real transcripts. Keeping the given one makes a load and save "
-        "round trip byte for byte; the string case is one branch, written once in blocks_of.",
+        question=N_("Why is a message's content a str | list of blocks, and not always a list of blocks?"),
+        answer=N_(
+            "Both shapes are on the wire and in real transcripts. Keeping the given one makes a load and save "
+            "round trip byte for byte; the string case is one branch, written once in blocks_of."
+        ),
         points=(
-            "the API accepts both shapes, and real sessions hold both",
-            "keeping the given shape makes a load/save round trip byte for byte",
-            "the string branch lives in one reader (blocks_of), not in every caller",
+            N_("the API accepts both shapes, and real sessions hold both"),
+            N_("keeping the given shape makes a load/save round trip byte for byte"),
+            N_("the string branch lives in one reader (blocks_of), not in every caller"),
         ),
     ),
     DrillItem(
-        question="Why define ThinkingBlock before any feature uses thinking?",
-        answer="The model describes every block the API can send, not only what today's features read. Thinking "
-        "blocks are signed and must come back unchanged, so storage, compaction and the engine carry them "
-        "without looking inside.",
+        question=N_("Why define ThinkingBlock before any feature uses thinking?"),
+        answer=N_(
+            "The model describes every block the API can send, not only what today's features read. Thinking "
+            "blocks are signed and must come back unchanged, so storage, compaction and the engine carry them "
+            "without looking inside."
+        ),
         points=(
-            "the model describes what the API sends, not what features read today",
-            "thinking blocks are signed: losing or editing them gets a 400",
-            "storage, compaction and the engine carry the block without looking inside",
-            "the later thinking feature needs no change to message.py",
+            N_("the model describes what the API sends, not what features read today"),
+            N_("thinking blocks are signed: losing or editing them gets a 400"),
+            N_("storage, compaction and the engine carry the block without looking inside"),
+            N_("the later thinking feature needs no change to message.py"),
         ),
     ),
     DrillItem(
-        question="Tagged union or class hierarchy for content blocks?",
-        answer="The real choice is a closed union or an open base class. Blocks are data: a closed union serializes "
-        "its tag with no registry, and mypy narrows on the tag and proves a match exhaustive with "
-        "assert_never; an open hierarchy can do neither.",
+        question=N_("Tagged union or class hierarchy for content blocks?"),
+        answer=N_(
+            "The real choice is a closed union or an open base class. Blocks are data: a closed union serializes "
+            "its tag with no registry, and mypy narrows on the tag and proves a match exhaustive with "
+            "assert_never; an open hierarchy can do neither."
+        ),
         points=(
-            "closed union vs open base class is the real question",
-            "the tag is a field the serializer writes and reads: no registry",
-            "mypy narrows on the Literal tag and proves match + assert_never exhaustive",
-            "use an open hierarchy for behaviour, a closed union for shapes",
+            N_("closed union vs open base class is the real question"),
+            N_("the tag is a field the serializer writes and reads: no registry"),
+            N_("mypy narrows on the Literal tag and proves match + assert_never exhaustive"),
+            N_("use an open hierarchy for behaviour, a closed union for shapes"),
         ),
     ),
     DrillItem(
-        question="What does it cost to add a block kind?",
-        answer="One class added to the union, in message.py. mypy then lists every match ending in assert_never that"
-        " must handle it; readers that filter by type keep working, and OpaqueBlock carries the kind until "
-        "then.",
+        question=N_("What does it cost to add a block kind?"),
+        answer=N_(
+            "One class added to the union, in message.py. mypy then lists every match ending in assert_never that"
+            " must handle it; readers that filter by type keep working, and OpaqueBlock carries the kind until "
+            "then."
+        ),
         points=(
-            "one class and one union member, in message.py",
-            "mypy points at every exhaustive match that must change",
-            "readers that filter by type need no change",
-            "OpaqueBlock carries the kind before anyone models it",
+            N_("one class and one union member, in message.py"),
+            N_("mypy points at every exhaustive match that must change"),
+            N_("readers that filter by type need no change"),
+            N_("OpaqueBlock carries the kind before anyone models it"),
         ),
     ),
     DrillItem(
-        question="Why are the blocks frozen?",
-        answer="Blocks are values shared by many histories: a compacted copy, a saved session, a retry. Frozen turns"
-        " an in-place edit, which would change all of them and break a signed thinking block, into an error "
-        "at the line that tries. The limit: frozen is shallow, so an input dict or a content list stays "
-        "mutable (and a block holding one cannot be hashed).",
+        question=N_("Why are the blocks frozen?"),
+        answer=N_(
+            "Blocks are values shared by many histories: a compacted copy, a saved session, a retry. Frozen turns"
+            " an in-place edit, which would change all of them and break a signed thinking block, into an error "
+            "at the line that tries. The limit: frozen is shallow, so an input dict or a content list stays "
+            "mutable (and a block holding one cannot be hashed)."
+        ),
         points=(
-            "blocks are shared between histories",
-            "in-place edits would silently change every history (and break signatures)",
-            "a changed copy is made with msgspec.structs.replace",
-            "frozen is shallow: lists and dicts inside are still mutable",
+            N_("blocks are shared between histories"),
+            N_("in-place edits would silently change every history (and break signatures)"),
+            N_("a changed copy is made with msgspec.structs.replace"),
+            N_("frozen is shallow: lists and dicts inside are still mutable"),
         ),
     ),
     DrillItem(
-        question="Where does validation belong?",
-        answer="At the boundary, once: from_json and from_api check the shape and raise a DecodeError naming the "
-        "JSON path; past that, nothing re-checks it. The API's protocol rules are a separate layer, validate,"
-        " run before sending or after loading.",
+        question=N_("Where does validation belong?"),
+        answer=N_(
+            "At the boundary, once: from_json and from_api check the shape and raise a DecodeError naming the "
+            "JSON path; past that, nothing re-checks it. The API's protocol rules are a separate layer, validate,"
+            " run before sending or after loading."
+        ),
         points=(
-            "shape is checked once, at decode (DecodeError with the JSON path)",
-            "inside, code trusts typed values: no re-validation everywhere",
-            "protocol rules (pairing, order, thinking) are a separate layer: validate",
+            N_("shape is checked once, at decode (DecodeError with the JSON path)"),
+            N_("inside, code trusts typed values: no re-validation everywhere"),
+            N_("protocol rules (pairing, order, thinking) are a separate layer: validate"),
         ),
     ),
     DrillItem(
-        question='Why not LangChain\'s start_on="human" to pick where a trimmed window starts?',
-        answer="In LangChain a tool result is its own ToolMessage, so the first human message is a safe start. In "
-        "Anthropic's shape results travel inside user messages, so the first user message can be an orphan "
-        "result: a 400. The right test is is_clean_user_start, walking back from the cut.",
+        question=N_('Why not LangChain\'s start_on="human" to pick where a trimmed window starts?'),
+        answer=N_(
+            "In LangChain a tool result is its own ToolMessage, so the first human message is a safe start. In "
+            "Anthropic's shape results travel inside user messages, so the first user message can be an orphan "
+            "result: a 400. The right test is is_clean_user_start, walking back from the cut."
+        ),
         points=(
-            "tool results travel inside user messages in Anthropic's shape",
-            "'first user message' can be an orphan tool_result: a 400",
-            "the right test is is_clean_user_start",
-            "walk back from the cut so the window keeps at least keep messages",
+            N_("tool results travel inside user messages in Anthropic's shape"),
+            N_("'first user message' can be an orphan tool_result: a 400"),
+            N_("the right test is is_clean_user_start"),
+            N_("walk back from the cut so the window keeps at least keep messages"),
         ),
     ),
     DrillItem(
-        question="Why does the validator use the API's exact wording?",
-        answer="The error text is what an engineer searches for: with the API's words byte for byte, a local "
-        "failure, a production failure and the public bug reports read the same. The validator adds a rule "
-        "id, a location and a hint; its fidelity is checked against public captures of the live API.",
+        question=N_("Why does the validator use the API's exact wording?"),
+        answer=N_(
+            "The error text is what an engineer searches for: with the API's words byte for byte, a local "
+            "failure, a production failure and the public bug reports read the same. The validator adds a rule "
+            "id, a location and a hint; its fidelity is checked against public captures of the live API."
+        ),
         points=(
-            "one search finds the local error, the production error and the bug reports",
-            "the validator adds a rule id, a location and a hint",
-            "fidelity is shown against public live captures, not the local API",
+            N_("one search finds the local error, the production error and the bug reports"),
+            N_("the validator adds a rule id, a location and a hint"),
+            N_("fidelity is shown against public live captures, not the local API"),
         ),
     ),
     DrillItem(
-        question="Repair a broken history, or reject it?",
-        answer="Reject by default; repair only on request, with a report. repair is opt-in, returns one RepairNote "
-        "per change and never edits thinking blocks. A silent repair keeps requests going but hides the bug "
-        "that broke the history.",
+        question=N_("Repair a broken history, or reject it?"),
+        answer=N_(
+            "Reject by default; repair only on request, with a report. repair is opt-in, returns one RepairNote "
+            "per change and never edits thinking blocks. A silent repair keeps requests going but hides the bug "
+            "that broke the history."
+        ),
         points=(
-            "reject by default",
-            "repair is opt-in and reports every change (RepairNote)",
-            "thinking blocks are never edited",
-            "silent repair hides the bug that caused the damage",
+            N_("reject by default"),
+            N_("repair is opt-in and reports every change (RepairNote)"),
+            N_("thinking blocks are never edited"),
+            N_("silent repair hides the bug that caused the damage"),
         ),
     ),
     DrillItem(
-        question='How do you test an invariant like "a clean start is always a valid start"?',
-        answer="With a property test: generate many valid histories, cut each at every place, and assert the "
-        "invariant, with a fixed seed and a bounded example count. Then show it can fail: with the naive "
-        "condition Hypothesis finds and shrinks a counterexample.",
+        question=N_('How do you test an invariant like "a clean start is always a valid start"?'),
+        answer=N_(
+            "With a property test: generate many valid histories, cut each at every place, and assert the "
+            "invariant, with a fixed seed and a bounded example count. Then show it can fail: with the naive "
+            "condition Hypothesis finds and shrinks a counterexample."
+        ),
         points=(
-            "generate many valid histories and cut each at every place",
-            "a fixed seed and a bounded example count",
-            "check the test can fail (the naive condition gives a counterexample)",
-            "Hypothesis shrinks the failure to a tiny case",
+            N_("generate many valid histories and cut each at every place"),
+            N_("a fixed seed and a bounded example count"),
+            N_("check the test can fail (the naive condition gives a counterexample)"),
+            N_("Hypothesis shrinks the failure to a tiny case"),
         ),
     ),
     DrillItem(
-        question="What happens to a block kind the model does not know?",
-        answer="It is kept, neither dropped nor rejected: an OpaqueBlock holds the original JSON and writes it back "
-        "byte for byte. Its kind is b.kind, and match stays exhaustive over five classes.",
+        question=N_("What happens to a block kind the model does not know?"),
+        answer=N_(
+            "It is kept, neither dropped nor rejected: an OpaqueBlock holds the original JSON and writes it back "
+            "byte for byte. Its kind is b.kind, and match stays exhaustive over five classes."
+        ),
         points=(
-            "kept as an OpaqueBlock, neither dropped nor rejected",
-            "written back byte for byte",
-            "match stays exhaustive; the wire kind is b.kind",
+            N_("kept as an OpaqueBlock, neither dropped nor rejected"),
+            N_("written back byte for byte"),
+            N_("match stays exhaustive; the wire kind is b.kind"),
         ),
     ),
     DrillItem(
-        question="Why do the structs carry an extra field?",
-        answer="The API keeps adding optional fields to known kinds (cache_control, citations). Dropping them breaks"
-        " features such as prompt caching, rejecting them breaks on the next release; extra keeps them "
-        "verbatim while the core fields stay typed.",
+        question=N_("Why do the structs carry an extra field?"),
+        answer=N_(
+            "The API keeps adding optional fields to known kinds (cache_control, citations). Dropping them breaks"
+            " features such as prompt caching, rejecting them breaks on the next release; extra keeps them "
+            "verbatim while the core fields stay typed."
+        ),
         points=(
-            "the API adds optional fields to known kinds over time",
-            "dropping them breaks features (prompt caching); rejecting them breaks on release",
-            "extra keeps them verbatim while core fields stay typed",
+            N_("the API adds optional fields to known kinds over time"),
+            N_("dropping them breaks features (prompt caching); rejecting them breaks on release"),
+            N_("extra keeps them verbatim while core fields stay typed"),
         ),
     ),
     DrillItem(
-        question="Why msgspec, and not pydantic or plain dataclasses?",
-        answer="Any of them can express a tagged union. msgspec's tag is part of the class, one call decodes JSON "
-        "bytes into the union and encodes it back, and it is one small dependency. A measured preference, not"
-        " a law.",
+        question=N_("Why msgspec, and not pydantic or plain dataclasses?"),
+        answer=N_(
+            "Any of them can express a tagged union. msgspec's tag is part of the class, one call decodes JSON "
+            "bytes into the union and encodes it back, and it is one small dependency. A measured preference, not"
+            " a law."
+        ),
         points=(
-            "all of them can express a tagged union",
-            "msgspec: the tag is part of the class; one-call decode and encode",
-            "no adapter layer, one small dependency",
-            "a measured preference, not a law",
+            N_("all of them can express a tagged union"),
+            N_("msgspec: the tag is part of the class; one-call decode and encode"),
+            N_("no adapter layer, one small dependency"),
+            N_("a measured preference, not a law"),
         ),
     ),
     DrillItem(
-        question="Why not let the API compact the history for you?",
-        answer="Server-side compaction is a fine answer. Its costs: one provider's beta, a summary you do not "
-        "choose, an encrypted part you cannot read, and histories you load or send elsewhere still need a "
-        "client-side answer. A compaction block round-trips as an OpaqueBlock.",
+        question=N_("Why not let the API compact the history for you?"),
+        answer=N_(
+            "Server-side compaction is a fine answer. Its costs: one provider's beta, a summary you do not "
+            "choose, an encrypted part you cannot read, and histories you load or send elsewhere still need a "
+            "client-side answer. A compaction block round-trips as an OpaqueBlock."
+        ),
         points=(
-            "using them is a fine answer",
-            "one provider's beta; you do not choose what the summary keeps",
-            "part of the result is encrypted: a block your code cannot read",
-            "loaded or replayed histories still need a client-side answer",
-            "a compaction block round-trips as an OpaqueBlock",
+            N_("using them is a fine answer"),
+            N_("one provider's beta; you do not choose what the summary keeps"),
+            N_("part of the result is encrypted: a block your code cannot read"),
+            N_("loaded or replayed histories still need a client-side answer"),
+            N_("a compaction block round-trips as an OpaqueBlock"),
         ),
     ),
     DrillItem(
-        question="Messages or tokens: what should a compaction budget count?",
-        answer="Tokens: the window and the bill are in tokens, and one tool result holding a file can outweigh forty"
-        " turns. A message count is a cheap proxy; the history's JSON length is a local stand-in, and "
-        "count_tokens is exact at the price of a request.",
+        question=N_("Messages or tokens: what should a compaction budget count?"),
+        answer=N_(
+            "Tokens: the window and the bill are in tokens, and one tool result holding a file can outweigh forty"
+            " turns. A message count is a cheap proxy; the history's JSON length is a local stand-in, and "
+            "count_tokens is exact at the price of a request."
+        ),
         points=(
-            "the window and the bill are in tokens",
-            "a message count is a cheap proxy that fails on large tool results",
-            "a local stand-in (JSON length) costs no request",
-            "count_tokens is exact but costs a round trip",
+            N_("the window and the bill are in tokens"),
+            N_("a message count is a cheap proxy that fails on large tool results"),
+            N_("a local stand-in (JSON length) costs no request"),
+            N_("count_tokens is exact but costs a round trip"),
         ),
     ),
 )

@@ -41,6 +41,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
+from msgmodel.course.i18n import N_
 
 __all__ = ["CC_LINES", "SCENARIOS"]
 
@@ -346,15 +347,20 @@ def _check_skipped(answer: Any) -> str | None:
 exercise(
     Exercise(
         id="07.1",
-        task="For each scenario of SCENARIOS, say 'now', 'wait' or 'premature': {'a': ..., ..., 'e': ...}.",
+        task=N_("For each scenario of SCENARIOS, say 'now', 'wait' or 'premature': {'a': ..., ..., 'e': ...}."),
         checker=_check_verdicts,
         starter=None,
         hints=(
-            "For each scenario, count the copies of the knowledge that exist today and ask whether they already "
-            "disagree, or whether the second use is only imagined.",
-            "Weigh what the chapter's decision diagram asks: is the knowledge already written in more than one place, "
-            "and has a difference between the copies cost something real (a 400, a stalled turn)? A guess about a "
-            "future second use is not a copy.",
+            N_(
+                "For each scenario, count the copies of the knowledge that exist today and ask whether they already "
+                "disagree, or whether the second use is only imagined."
+            ),
+            N_(
+                "Weigh what the chapter's decision diagram asks: is the knowledge already written in more than one "
+                "place, "
+                "and has a difference between the copies cost something real (a 400, a stalled turn)? A guess about a "
+                "future second use is not a copy."
+            ),
         ),
     )
 )
@@ -363,18 +369,24 @@ exercise(
     Exercise(
         id="07.2",
         task=(
-            "fold(events): the list of Message that a list of msgmodel.core.engine events describes, from an empty "
-            "history, without calling fold_events. A Compacted event's .messages (a tuple of Message, built by the "
-            "engine's compaction) is the whole history after compaction: it replaces everything folded so far"
+            N_(
+                "fold(events): the list of Message that a list of msgmodel.core.engine events describes, from an empty "
+                "history, without calling fold_events. A Compacted event's .messages (a tuple of Message, built by the "
+                "engine's compaction) is the whole history after compaction: it replaces everything folded so far"
+            )
         ),
         checker=_check_fold,
         starter=_fold_starter,
         hints=(
-            "Replay the events from an empty history: which events add a message, which add nothing, and which one "
-            "replaces the whole history?",
-            "TurnStarted and AssistantMessage carry .message; ToolResulted carries .result, and the results of one "
-            "reply travel in ONE tool_result_msg; Compacted.messages (msgmodel.core.engine) is the whole history "
-            "after compaction.",
+            N_(
+                "Replay the events from an empty history: which events add a message, which add nothing, and which one "
+                "replaces the whole history?"
+            ),
+            N_(
+                "TurnStarted and AssistantMessage carry .message; ToolResulted carries .result, and the results of one "
+                "reply travel in ONE tool_result_msg; Compacted.messages (msgmodel.core.engine) is the whole history "
+                "after compaction."
+            ),
         ),
     )
 )
@@ -382,14 +394,20 @@ exercise(
 exercise(
     Exercise(
         id="07.3",
-        task="Which lines of CC_LINES does import_claude_code skip? A list or set of line numbers.",
+        task=N_("Which lines of CC_LINES does import_claude_code skip? A list or set of line numbers."),
         checker=_check_skipped,
         starter=[],
         hints=(
-            'Read each line\'s "type" and ask whether it is a message of the conversation at all, and whether it is on'
-            " the chain that leads to the last message.",
-            "msgmodel.core.claude_code.import_claude_code returns the skipped lines, each with a reason; its module "
-            "docstring lists what it skips and why.",
+            N_(
+                'Read each line\'s "type" and ask whether it is a message of the conversation at all, and whether it '
+                "is on"
+                " the chain that leads to the last message."
+            ),
+            N_(
+                "msgmodel.core.claude_code.import_claude_code returns the skipped lines, each with a reason; its "
+                "module "
+                "docstring lists what it skips and why."
+            ),
         ),
     )
 )
