@@ -45,6 +45,7 @@ notebooks: venv
 # catalog compiled (scripts/translations.py). `--check` lists what is untranslated or fuzzy.
 translations: venv
 	$(PY) scripts/translations.py
+	$(PY) scripts/doc_translations.py
 
 # Blank copies of the chapters for a class, in build/student/ (the Chinese edition in build/student/zh/): outputs cleared, exercises as
 # placeholders (scripts/build_student.py says why). The answer key is docs/teacher-guide.md.
@@ -65,6 +66,7 @@ CHROMIUM_DEB = @if [ ! -x /usr/bin/chromium ]; then \
 	fi
 test-browser: venv slides/node_modules/.installed
 	$(CHROMIUM_DEB)
+	$(CJK_FONT_DEB)
 	$(PY) -m pytest tests/ui --run-ui -m ui -q -p no:cacheprovider
 
 # Every chapter run in a fresh venv made from requirements.txt alone (what a class image
@@ -133,9 +135,15 @@ test-clients: $(CLIENTS_STAMP)
 html: venv
 	$(PY) scripts/build_site.py
 
-# The cheat sheet, docs/cheatsheet.md, printed to build/cheatsheet.pdf (A4) by Debian's headless chromium.
+# The cheat sheet, docs/cheatsheet.md, printed to build/cheatsheet.pdf (A4) by Debian's headless chromium,
+# and the Chinese one, docs/cheatsheet.zh-CN.md, to build/cheatsheet.zh-CN.pdf (one page) with Debian's
+# CJK font, installed with apt when fontconfig knows no Chinese font (CI runs as root).
+CJK_FONT_DEB = @if ! fc-list :lang=zh family 2>/dev/null | grep -q .; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-noto-cjk; \
+	fi
 cheatsheet: venv
 	$(CHROMIUM_DEB)
+	$(CJK_FONT_DEB)
 	$(PY) scripts/build_cheatsheet.py
 
 # The core path as static reveal.js slides, build/slides/NN_*.slides.html, with reveal.js copied

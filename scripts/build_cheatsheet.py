@@ -5,8 +5,15 @@ self-contained, print-styled HTML page (build/cheatsheet.html: no script, no fon
 anywhere else), which Debian's headless Chromium prints to PDF with the page size and margins of the
 page's CSS ``@page`` rule. Nothing touches the network.
 
-    python scripts/build_cheatsheet.py            # prints "build/cheatsheet.pdf: 1 page(s), N words"
+The Chinese sheet, docs/cheatsheet.zh-CN.md (made from the English one and its catalog by
+``scripts/doc_translations.py``), is printed the same way to build/cheatsheet.zh-CN.pdf, on one page,
+its Chinese set in Noto Sans CJK SC from Debian's fonts-noto-cjk (``make cheatsheet`` installs it when
+``fc-list`` knows no Chinese font; without one Chromium would print boxes). Latin text and code keep
+the English sheet's faces.
+
+    python scripts/build_cheatsheet.py            # prints "build/cheatsheet.pdf: 1 page(s), N words" and the Chinese
     python scripts/build_cheatsheet.py --html     # the HTML only (no Chromium needed)
+    python scripts/build_cheatsheet.py --lang zh  # one language only (en, zh; default both)
 """
 
 from __future__ import annotations
@@ -25,8 +32,11 @@ from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "docs" / "cheatsheet.md"
+ZH_SOURCE = ROOT / "docs" / "cheatsheet.zh-CN.md"
 BUILD = ROOT / "build"
 MAX_PAGES = 2
+ZH_MAX_PAGES = 1
+CJK_FONT = "Noto Sans CJK SC"  # Debian: fonts-noto-cjk
 TIMEOUT_S = 120
 
 CSS = """
@@ -49,12 +59,20 @@ th { background: #e8eef5; }
 """
 
 
-def render_html(markdown: str, *, title: str = "msgmodel cheat sheet") -> str:
-    """The sheet as one self-contained HTML page styled for an A4 print."""
+CSS_ZH = f"""
+html {{ font-family: "DejaVu Sans", "Liberation Sans", "{CJK_FONT}", sans-serif; line-height: 1.3; }}
+code {{ font-family: "DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono CJK SC", "{CJK_FONT}", monospace; }}
+"""
+"""The Chinese sheet: Chinese set in the CJK face (Latin and code as in English), lines a little taller."""
+
+
+def render_html(markdown: str, *, title: str = "msgmodel cheat sheet", lang: str = "en") -> str:
+    """The sheet as one self-contained HTML page styled for an A4 print (``lang`` ``zh-CN``: the Chinese one)."""
     body = MarkdownIt("commonmark").enable("table").render(markdown)
+    css = CSS + (CSS_ZH if lang.startswith("zh") else "")
     return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
+        f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )
 
 
@@ -62,6 +80,26 @@ def count_words(markdown: str) -> int:
     """Words a reader sees: HTML comments dropped, markdown punctuation is not a word."""
     text = re.sub(r"<!--.*?-->", " ", markdown, flags=re.S)
     return len(re.findall(r"[A-Za-z0-9][\w'’./-]*", text))
+
+
+def count_chinese(markdown: str) -> int:
+    """Chinese characters a reader sees (HTML comments dropped)."""
+    text = re.sub(r"<!--.*?-->", " ", markdown, flags=re.S)
+    return len(re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]", text))
+
+
+def pdf_fonts(pdf: bytes) -> list[str]:
+    """The fonts a PDF embeds (``/BaseFont``, ``/FontName``), subset prefixes dropped: what Chromium printed with."""
+    names = re.findall(rb"/(?:BaseFont|FontName)\s*/([^\s/<>\[\]()]+)", pdf)
+    return sorted({name.decode().split("+")[-1] for name in names})
+
+
+def has_chinese_font() -> bool:
+    """Whether fontconfig knows a font covering Chinese (``fc-list :lang=zh``)."""
+    if shutil.which("fc-list") is None:
+        return False
+    done = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True, check=False)
+    return bool(done.stdout.strip())
 
 
 def count_pages(pdf: bytes) -> int:
@@ -92,16 +130,24 @@ def print_pdf(html_path: Path, pdf_path: Path) -> None:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def build(source: Path = SOURCE, out: Path = BUILD, *, pdf: bool = True) -> tuple[Path, int, int]:
-    """Write ``cheatsheet.html`` (and ``cheatsheet.pdf``) into ``out``: (path, pages, words); pages 0 without PDF."""
+def build(source: Path = SOURCE, out: Path = BUILD, *, pdf: bool = True, lang: str = "en") -> tuple[Path, int, int]:
+    """Write ``cheatsheet.html`` (and ``cheatsheet.pdf``) into ``out``: (path, pages, words); pages 0 without PDF.
+
+    ``lang="zh-CN"``: ``cheatsheet.zh-CN.html`` and ``.pdf``, and words are the Chinese characters.
+    """
     markdown = source.read_text(encoding="utf-8")
     out.mkdir(parents=True, exist_ok=True)
-    html_path = out / "cheatsheet.html"
-    html_path.write_text(render_html(markdown), encoding="utf-8")
-    words = count_words(markdown)
+    chinese = lang.startswith("zh")
+    stem = "cheatsheet.zh-CN" if chinese else "cheatsheet"
+    title = "msgmodel 速查表" if chinese else "msgmodel cheat sheet"
+    html_path = out / f"{stem}.html"
+    html_path.write_text(render_html(markdown, title=title, lang=lang), encoding="utf-8")
+    words = count_chinese(markdown) if chinese else count_words(markdown)
     if not pdf:
         return html_path, 0, words
-    pdf_path = out / "cheatsheet.pdf"
+    if chinese and not has_chinese_font():
+        raise SystemExit("no Chinese font: `apt-get install -y fonts-noto-cjk` (make cheatsheet installs it)")
+    pdf_path = out / f"{stem}.pdf"
     print_pdf(html_path, pdf_path)
     return pdf_path, count_pages(pdf_path.read_bytes()), words
 
@@ -109,17 +155,23 @@ def build(source: Path = SOURCE, out: Path = BUILD, *, pdf: bool = True) -> tupl
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--html", action="store_true", help="write the HTML only")
+    ap.add_argument("--lang", choices=("en", "zh", "both"), default="both", help="which sheet (default: both)")
     args = ap.parse_args(argv)
-    path, pages, words = build(pdf=not args.html)
-    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-    if args.html:
-        print(f"{rel}: {words} words")
-        return 0
-    print(f"{rel}: {pages} page(s), {words} words")
-    if pages > MAX_PAGES:
-        print(f"the cheat sheet must print on at most {MAX_PAGES} A4 pages", file=sys.stderr)
-        return 1
-    return 0
+    status = 0
+    sheets = [("en", SOURCE, MAX_PAGES, "words"), ("zh-CN", ZH_SOURCE, ZH_MAX_PAGES, "Chinese characters")]
+    for lang, source, max_pages, unit in sheets:
+        if args.lang != "both" and not lang.startswith(args.lang):
+            continue
+        path, pages, words = build(source, pdf=not args.html, lang=lang)
+        rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        if args.html:
+            print(f"{rel}: {words} {unit}")
+            continue
+        print(f"{rel}: {pages} page(s), {words} {unit}")
+        if pages > max_pages:
+            print(f"{rel.name} must print on at most {max_pages} A4 page(s)", file=sys.stderr)
+            status = 1
+    return status
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """``make cheatsheet``: docs/cheatsheet.md prints on at most two A4 pages (aim: one) with Debian's Chromium.
+The Chinese sheet, docs/cheatsheet.zh-CN.md, prints on one page with a CJK font from Debian (fonts-noto-cjk).
 
 The PDF is written to build/cheatsheet.pdf, as ``make cheatsheet`` does; its pages and the sheet's
 words are reported. The page count is read from the PDF itself (one ``/Type /Page`` object per
@@ -38,3 +39,20 @@ def test_the_page_count_sees_every_page(tmp_path: Path) -> None:
     twice.write_text(text + "\n\n" + text, encoding="utf-8")
     _, pages, _ = build_cheatsheet.build(twice, tmp_path)
     assert pages >= 2
+
+
+def test_the_chinese_cheat_sheet_prints_on_one_a4_page_in_a_cjk_font(record_property: pytest.RecordProperty) -> None:
+    """docs/cheatsheet.zh-CN.md: one page, and its Chinese set in Noto Sans CJK (Debian's fonts-noto-cjk), not boxes.
+
+    The PDF names the fonts Chromium embedded: a CJK face must be among them, as it is only when a
+    glyph of the page needed it.
+    """
+    pdf, pages, chars = build_cheatsheet.build(build_cheatsheet.ZH_SOURCE, lang="zh-CN")
+    record_property("pages", pages)
+    record_property("chinese_characters", chars)
+    print(f"\n{pdf.relative_to(ROOT)}: {pages} page(s), {chars} Chinese characters")
+    assert pages == build_cheatsheet.ZH_MAX_PAGES == 1, f"{pages} pages"
+    assert chars > 1000
+    fonts = build_cheatsheet.pdf_fonts(pdf.read_bytes())
+    assert any(f.startswith("NotoSansCJK") for f in fonts), fonts
+    assert any(f.startswith("DejaVuSansMono") for f in fonts), fonts  # code keeps the English sheet's face
