@@ -16,8 +16,13 @@ only imports, or one whose input the notebook hides (a ``hide-input`` tag or Jup
 subslides at its ``###`` headings and, failing those, between paragraphs; an output taller than
 the screen scrolls in its own box. ``scripts/measure_slides.py`` measures every slide's height.
 
-    python scripts/build_slides.py          # every chapter
+    python scripts/build_slides.py          # every chapter, English and Chinese
     python scripts/build_slides.py 01 04    # some chapters (by number prefix)
+    python scripts/build_slides.py --lang zh    # the Chinese decks only (en, zh, both: default both)
+
+The Chinese decks, ``build/slides/zh/NN_*.slides.html``, are the Chinese chapters
+(``notebooks/zh/``, committed with their outputs like the English) through the same steps, with
+their own copy of reveal.js beside them and the few words the deck adds itself (``LABELS``) in Chinese.
 
 Open ``build/slides/NN_*.slides.html`` in a browser (from disk): arrow keys move, ``s`` opens the
 speaker notes, ``f`` full screen.
@@ -30,6 +35,7 @@ import copy
 import re
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +62,10 @@ HEADING = re.compile(r"\s*#{1,6} ")
 SETUP_LINE = re.compile(r"(?:import |from \S+ import |#|$)")
 
 
-def exporter() -> SlidesExporter:
+def exporter(lang: str = "en") -> SlidesExporter:
     """nbconvert's reveal.js exporter, set up for local reveal.js and tall slides that scroll."""
     c = Config()
+    c.SlidesExporter.language_code = "zh" if lang == "zh" else "en"  # <html lang>: the browser picks CJK faces
     c.SlidesExporter.reveal_url_prefix = REVEAL_DIR
     c.SlidesExporter.reveal_theme = "white"
     c.SlidesExporter.reveal_transition = "none"
@@ -72,16 +79,33 @@ def exporter() -> SlidesExporter:
     return ex
 
 
-def fold_label(source: str, metadata: dict[str, Any] | None = None) -> str | None:
+ZH_DIR = "zh"  # the Chinese chapters (notebooks/zh/) and their decks (build/slides/zh/)
+LABELS = {
+    "en": {
+        "hidden": "code, {n} lines, hidden in the notebook (click to show)",
+        "long": "code, {n} lines (click to show)",
+        "setup": "setup: imports, {n} lines (click to show)",
+    },
+    "zh": {
+        "hidden": "代码，{n} 行，在 notebook 中隐藏（点击展开）",
+        "long": "代码，{n} 行（点击展开）",
+        "setup": "准备：导入，{n} 行（点击展开）",
+    },
+}
+"""What the deck itself writes on a folded code cell, by language."""
+
+
+def fold_label(source: str, metadata: dict[str, Any] | None = None, lang: str = "en") -> str | None:
     """The summary a code cell shows collapsed, or None to show the code: hidden, long and setup-only cells."""
     meta = metadata or {}
     lines = source.splitlines()
+    words = LABELS[lang]
     if "hide-input" in meta.get("tags", ()) or meta.get("jupyter", {}).get("source_hidden"):
-        return f"code, {len(lines)} lines, hidden in the notebook (click to show)"
+        return words["hidden"].format(n=len(lines))
     if len(lines) > FOLD_LINES:
-        return f"code, {len(lines)} lines (click to show)"
+        return words["long"].format(n=len(lines))
     if lines and all(SETUP_LINE.match(line.strip()) for line in lines):
-        return f"setup: imports, {len(lines)} lines (click to show)"
+        return words["setup"].format(n=len(lines))
     return None
 
 
@@ -142,7 +166,7 @@ def cell_px(cell: nbformat.NotebookNode) -> int:
     return code + sum(output_px(o) for o in cell.get("outputs", []))
 
 
-def fit_to_screen(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def fit_to_screen(nb: nbformat.NotebookNode, lang: str = "en") -> nbformat.NotebookNode:
     """The deck's copy of ``nb``: long markdown cells cut into subslides, long or setup-only code marked to fold."""
     nb = copy.deepcopy(nb)
     cells = []
@@ -151,7 +175,7 @@ def fit_to_screen(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if kind == "skip":
             cells.append(cell)
         elif cell.cell_type == "code":
-            label = fold_label(cell.source, cell.metadata)
+            label = fold_label(cell.source, cell.metadata, lang)
             if label:
                 cell.metadata["slide_fold"] = label
             cells.append(cell)
@@ -211,16 +235,21 @@ def copy_reveal(out: Path) -> None:
             shutil.copy2(src, target / rel)
 
 
-def build(only: list[str] | None = None, out: Path = OUT) -> dict[str, int]:
-    """Write the decks into ``out``; returns the slide count of each deck written, by file name."""
+def build(only: list[str] | None = None, out: Path = OUT, lang: str = "en") -> dict[str, int]:
+    """Write the decks into ``out``; returns the slide count of each deck written, by file name.
+
+    ``lang="zh"``: the Chinese chapters' decks (``notebooks/zh/``), into ``out/zh``.
+    """
+    notebooks = NOTEBOOKS / ZH_DIR if lang == "zh" else NOTEBOOKS
+    out = out / ZH_DIR if lang == "zh" else out
     out.mkdir(parents=True, exist_ok=True)
     copy_reveal(out)
-    ex = exporter()
+    ex = exporter(lang)
     counts: dict[str, int] = {}
-    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
         if only and not any(path.stem.startswith(p) for p in only):
             continue
-        nb = fit_to_screen(nbformat.read(path, as_version=4))
+        nb = fit_to_screen(nbformat.read(path, as_version=4), lang)
         page, _ = ex.from_notebook_node(nb, resources={"metadata": {"name": path.stem}})
         remote = remote_resources(page)
         if remote:
@@ -234,10 +263,18 @@ def build(only: list[str] | None = None, out: Path = OUT) -> dict[str, int]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("only", nargs="*", help="chapter number prefixes (default: all)")
+    ap.add_argument("--lang", choices=("en", "zh", "both"), default="both", help="which decks (default: both)")
     args = ap.parse_args(argv)
-    counts = build(args.only)
-    for name, n in counts.items():
-        print(f"build/slides/{name}: {n} slides")
+    counts: dict[str, int] = {}
+    for lang in ("en", "zh"):
+        if args.lang in (lang, "both"):
+            started = time.monotonic()
+            built = build(args.only, lang=lang)
+            where = "build/slides/zh" if lang == "zh" else "build/slides"
+            for name, n in built.items():
+                print(f"{where}/{name}: {n} slides")
+            print(f"{where}: {len(built)} decks in {time.monotonic() - started:.1f} s")
+            counts.update({f"{lang}/{name}": n for name, n in built.items()})
     if not counts:
         print("no chapter matched", file=sys.stderr)
         return 1
