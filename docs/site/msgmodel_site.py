@@ -22,6 +22,9 @@
   (``build/site/zh/``, ``language = zh_CN``), with the same pages at the same paths
   (``scripts/build_site.py``). Every page gets ``msgmodel_switch``, the relative link to the same page in
   the other language, which ``_templates/sidebar/language-switch.html`` shows under the site's name.
+  A link to a Chinese file (the README's ``README.zh-CN.md``, ``notebooks/zh/00_start_here.ipynb``) leads
+  to its page on the Chinese site: from the English site across (``zh/README.html``), on the Chinese site
+  to the page that holds it (``notebooks/00_start_here``). ``chinese_page`` says which page that is.
 """
 
 from __future__ import annotations
@@ -31,11 +34,13 @@ import posixpath
 from pathlib import Path
 from typing import Any
 
+import sphinx.search.zh
 from docutils import nodes
 from pygments.lexers.data import JsonLexer
 from pygments.lexers.special import TextLexer
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 
 def jupyter_anchor(heading_text: str) -> str:
@@ -122,7 +127,66 @@ def add_language_switch(
     context["msgmodel_switch"] = language_switch(pagename, app.config.language or "en")
 
 
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def chinese_page(target: str) -> str | None:
+    """The Chinese site's page of a file linked as ``target`` (a path without suffix), or None if none.
+
+    ``README.zh-CN`` → ``README``, ``notebooks/zh/04_unified_model`` → ``notebooks/04_unified_model``,
+    ``docs/cheatsheet.zh-CN`` → ``docs/cheatsheet``. A target may be absolute (MyST resolves the staging
+    tree's symlinks to the repository).
+    """
+    path = Path(target)
+    if path.is_absolute():
+        if not path.is_relative_to(REPOSITORY):
+            return None
+        path = path.relative_to(REPOSITORY)
+    rel = path.as_posix()
+    if rel.endswith(".zh-CN"):
+        return rel.removesuffix(".zh-CN")
+    if rel.startswith(f"notebooks/{CHINESE}/") and rel.count("/") == 2:
+        return f"notebooks/{path.name}"
+    return None
+
+
+class ChineseLinks(SphinxPostTransform):
+    """Links to the Chinese files, before MyST's resolver (priority 9) would call them unknown documents."""
+
+    default_priority = 8
+
+    def run(self, **kwargs: Any) -> None:
+        chinese = (self.config.language or "en").startswith("zh")
+        for node in list(self.document.findall(addnodes.pending_xref)):
+            if node.get("reftype") != "myst" or node.get("reftarget") in self.env.all_docs:
+                continue
+            page = chinese_page(str(node.get("reftarget", "")))
+            if page is None:
+                continue
+            if chinese:
+                node["reftarget"] = page  # the page is in this site: MyST links it as any other
+                continue
+            up = "../" * self.env.docname.count("/")
+            link = nodes.reference("", "", *node.children, internal=False, refuri=f"{up}{CHINESE}/{page}.html")
+            node.replace_self(link)
+
+
+class SearchChinese(sphinx.search.zh.SearchChinese):
+    """Sphinx's Chinese search (jieba), with its browser side working on Sphinx 9.0.
+
+    Sphinx 9.0 writes ``window.Stemmer = <language_name>Stemmer`` into ``language_data.js``, and the
+    Chinese search stems Latin words with the English stemmer, so the page asks for a
+    ``ChineseStemmer`` that does not exist and the search never finishes ("ChineseStemmer is not
+    defined", sphinx-doc/sphinx#14229, fixed upstream by deriving the name from the stemmer's file).
+    Naming the language after its stemmer gives the page the ``EnglishStemmer`` it loads.
+    """
+
+    language_name = "English"
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_search_language(SearchChinese)
+    app.add_post_transform(ChineseLinks)
     app.connect("html-page-context", add_language_switch)
     app.add_lexer("mermaid", TextLexer)
     app.add_lexer("jsonl", JsonLexer)
