@@ -10,10 +10,13 @@ The English documents stay the only source: ``docs/teacher-guide.md`` (its table
 a run of lines between blank lines (a paragraph, a whole list, a table, a heading), and a fenced code
 block is never one (it stays verbatim: the key blocks are run by the tests, the quoted 400s are the
 API's words), nor is a block that is only an HTML comment (the generated blocks' and key blocks'
-markers). ``msgid`` = the block's text, reference ``#: <name>.md:<line>``. Updating merges with Babel
-exactly as the chapters' catalogs do (``scripts/translations.py``: a changed block's translation turns
-**fuzzy**, a new block gets an empty entry, a gone one moves to ``#~``), and the same checks apply:
-untranslated, fuzzy, out of step, a forbidden rendering of the glossary, a lost inline code span.
+markers). ``msgid`` = the block's text, reference ``#: <name>.md:<line>``. Two generated blocks of the
+guide are not entries either: the chapter 06 quiz's answers and the drill's key points (``<!-- quiz-key -->``,
+``<!-- drill-key -->``) are written in Chinese from the course layer's catalog, which already translates
+every question, answer and point the Chinese chapter shows (``chinese_block``): one translation, not two.
+Updating merges with Babel exactly as the chapters' catalogs do (``scripts/translations.py``: a changed
+block's translation turns **fuzzy**, a new block gets an empty entry, a gone one moves to ``#~``), and
+the same checks apply: untranslated, fuzzy, out of step, a forbidden rendering of the glossary, a lost inline code span.
 
 The Chinese document is the English one with every translatable block replaced by its translation;
 a block without one (missing or fuzzy) stays English under the chapters' visible marker. It is
@@ -26,6 +29,7 @@ prints ``build/cheatsheet.zh-CN.pdf`` from it.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +68,17 @@ class Segment:
     text: str
     line: int
     translatable: bool
+    generated: str = ""  # a block written from the course catalog in Chinese (``FROM_COURSE``), not an entry
+
+
+FROM_COURSE = ("quiz-key", "drill-key")
+"""The generated blocks of the guide whose Chinese comes from the course layer's catalog (``chinese_block``)."""
+
+
+def _generated(block: str) -> str:
+    first = block.split("\n", 1)[0].strip()
+    found = re.fullmatch(r"<!-- ([\w-]+) -->", first)
+    return found[1] if found and found[1] in FROM_COURSE else ""
 
 
 def _is_comment(block: str) -> bool:
@@ -82,7 +97,9 @@ def segments(text: str) -> list[Segment]:
         nonlocal block
         if block:
             body = "".join(block)
-            out.append(Segment(body, start + 1, kind != "code" and not _is_comment(body)))
+            generated = _generated(body)
+            translatable = kind != "code" and not _is_comment(body) and not generated
+            out.append(Segment(body, start + 1, translatable, generated))
             block = []
 
     i = 0
@@ -111,6 +128,27 @@ def segments(text: str) -> list[Segment]:
         i += 1
     flush()
     return out
+
+
+def chinese_block(name: str) -> str:
+    """The body of the generated block ``name`` in Chinese: chapter 06's quiz or drill through the course catalog."""
+    from msgmodel.course import i18n
+    from msgmodel.course.exercises.ch06 import DRILL, QUIZ
+
+    lines: list[str] = []
+    with i18n.using(tr.LANG):
+        if name == "quiz-key":
+            for i, q in enumerate(QUIZ, start=1):
+                lines.append(f"{i}. {i18n._(q.prompt)}")
+                lines.append(f"    - **答案：** {i18n._(q.answer)}")
+                lines.append(f"    - **原因：** {i18n._(q.explain)}")
+        elif name == "drill-key":
+            for i, d in enumerate(DRILL, start=1):
+                lines.append(f"{i}. **{i18n._(d.question)}**")
+                lines.extend(f"    - {i18n._(p)}" for p in d.points)
+        else:
+            raise ValueError(f"no Chinese source for the generated block {name!r}")
+    return "\n".join(lines)
 
 
 def msgid(segment: Segment) -> str:
@@ -153,6 +191,11 @@ def translated(name: str, catalog: Catalog | None = None, text: str | None = Non
     catalog = read(name) if catalog is None else catalog
     out = []
     for seg in segments(text):
+        if seg.generated:
+            closing = f"<!-- /{seg.generated} -->"
+            tail = seg.text[seg.text.index(closing) :] if closing in seg.text else ""
+            out.append(f"<!-- {seg.generated} -->\n{chinese_block(seg.generated)}\n{tail}")
+            continue
         if not seg.translatable:
             out.append(seg.text)
             continue

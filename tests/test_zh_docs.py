@@ -108,3 +108,15 @@ def test_the_chinese_guide_keeps_every_answer_key_block() -> None:
     chinese = docs.target("teacher-guide").read_text(encoding="utf-8")
     assert _fences(chinese) == _fences(english)
     assert re.findall(r"<!-- key: \S+ -->", chinese) == re.findall(r"<!-- key: \S+ -->", english)
+
+
+def test_the_chinese_quiz_and_drill_keys_come_from_the_course_catalog() -> None:
+    """Chapter 06's quiz answers and drill points are translated once, in the course catalog the chapter uses."""
+    chinese = docs.target("teacher-guide").read_text(encoding="utf-8")
+    entries = {e.id for e in docs.template("teacher-guide") if e.id}
+    assert not any("<!-- quiz-key -->" in str(e) or "<!-- drill-key -->" in str(e) for e in entries)
+    with i18n.using("zh_CN"):
+        for d in DRILL:
+            assert f"**{i18n._(d.question)}**" in chinese
+            assert all(f"    - {i18n._(p)}" in chinese for p in d.points)
+    assert "**答案：**" in chinese and "**Answer:**" not in chinese
