@@ -60,7 +60,7 @@ LOCALE_TAG = "locale"
 SETUP = 'from msgmodel.course import i18n\n\ni18n.use("zh_CN")'
 MISSING_MARK = "> ⚠️ **未翻译**：本段还没有中文译文，下面是英文原文（`make translations`，然后补上译文）。"
 FUZZY_MARK = "> ⚠️ **译文待更新**：英文原文改了，旧译文已标为 fuzzy，下面是新的英文原文。"
-HEADER = {"Project-Id-Version": "msgmodel", "Language-Team": "zh_CN"}
+PO_WIDTH = 100_000
 
 
 def catalog_path(stem: str) -> Path:
@@ -69,7 +69,7 @@ def catalog_path(stem: str) -> Path:
 
 
 def new_catalog(project: str = "msgmodel") -> Catalog:
-    return Catalog(locale=LANG, project=project, version=None, charset="utf-8", fuzzy=False)
+    return Catalog(locale=LANG, project=project, version=None, charset="UTF-8", fuzzy=False)
 
 
 def read_catalog(path: Path) -> Catalog:
@@ -81,10 +81,18 @@ def read_catalog_bytes(data: bytes) -> Catalog:
 
 
 def po_text(catalog: Catalog) -> bytes:
-    """The catalog as PO text: unwrapped (``width=0``), obsolete entries kept as ``#~``, previous ids as ``#|``."""
+    """The catalog as PO text: unwrapped, obsolete entries kept as ``#~``, previous ids as ``#|``.
+
+    Not ``width=0``: Babel then still wraps the ``#|`` comments at 76 columns; a width no line reaches wraps nothing.
+    """
     out = io.BytesIO()
-    write_po(out, catalog, width=0, include_previous=True, ignore_obsolete=False)
-    return out.getvalue()
+    write_po(out, catalog, width=PO_WIDTH, include_previous=True, ignore_obsolete=False)
+    text = out.getvalue().decode("utf-8")
+    # Babel's round trip of a one-word "Project-Id-Version: msgmodel" writes " msgmodel" (project "", version
+    # "msgmodel"); and it drops a location's line number 0, where the convention wants "<stem>.ipynb:0".
+    text = re.sub(r'^"Project-Id-Version: +(\S+(?: \S+)*?) *\\n"$', r'"Project-Id-Version: \1\\n"', text, flags=re.M)
+    text = re.sub(r"^#:.*$", lambda m: re.sub(r"(\S+\.ipynb)(?=\s|$)", r"\1:0", m.group(0)), text, flags=re.M)
+    return text.encode("utf-8")
 
 
 def mo_bytes(catalog: Catalog) -> bytes:
@@ -138,6 +146,7 @@ def merged(old: Catalog | None, fresh: Catalog) -> Catalog:
     ordered = new_catalog()
     ordered.mime_headers = old.mime_headers
     ordered.header_comment = old.header_comment
+    ordered.charset = "UTF-8"  # Babel reads the charset lowercased; the convention writes UTF-8
     for entry in fresh:
         if entry.id:
             kept = old[entry.id]
@@ -249,8 +258,7 @@ def out_of_step(catalog: Catalog | None, fresh: Catalog, path: Path) -> list[Pro
         return [Problem(str(path.relative_to(ROOT)), "no catalog (run `make translations`)", "")]
     have = {e.id for e in catalog if e.id}
     want = {e.id for e in fresh if e.id}
-    new = [Problem(f"{path.relative_to(ROOT)} (cell {location(path, fresh[m])})", "English cell with no entry", str(m))
-           for m in want - have]  # fmt: skip
+    new = [Problem(location(path, fresh[m]), "English cell with no entry", str(m)) for m in want - have]
     gone = [Problem(location(path, catalog[m]), "entry whose English cell is gone", str(m)) for m in have - want]
     return new + gone
 
@@ -346,8 +354,7 @@ def glossary(text: str | None = None) -> list[Term]:
 
 def without_code(text: str) -> str:
     """``text`` with its inline code spans and fenced blocks blanked (code is never translated)."""
-    text = re.sub(r"^```.*?^```", " ", text, flags=re.S | re.M)
-    return CODE_SPAN.sub(" ", text)
+    return CODE_SPAN.sub(" ", FENCE.sub(" ", text))
 
 
 def forbidden_uses(text: str, terms: list[Term]) -> list[tuple[str, str]]:
@@ -371,9 +378,12 @@ def forbidden_uses(text: str, terms: list[Term]) -> list[tuple[str, str]]:
     return found
 
 
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+
+
 def code_spans(text: str) -> list[str]:
-    """The inline code spans of ``text``, as written (backticks included)."""
-    return [m.group(0) for m in CODE_SPAN.finditer(text)]
+    """The inline code spans of ``text``, as written (backticks included); fenced blocks are not inline code."""
+    return [m.group(0) for m in CODE_SPAN.finditer(FENCE.sub(" ", text))]
 
 
 def glossary_problems(catalog: Catalog, path: Path, terms: list[Term]) -> list[Problem]:
@@ -411,7 +421,28 @@ def check() -> list[Problem]:
     return found
 
 
+def edition_stats() -> list[str]:
+    """Per built Chinese chapter: CJK characters in its prose (markdown) and in its outputs."""
+    lines = [f"{'notebooks/zh/':<34}{'prose':>8}{'outputs':>8}"]
+    for ch in build.chapters():
+        path = ZH / ch.ipynb
+        if not path.exists():
+            lines.append(f"{ch.stem:<34}{'(none)':>8}")
+            continue
+        nb = nbformat.read(path, as_version=4)
+        prose = sum(chinese_characters(c.source) for c in nb.cells if c.cell_type == "markdown")
+        outputs = sum(
+            chinese_characters(str(o.get("text", "")) + "".join(str(v) for v in o.get("data", {}).values()))
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.outputs
+        )
+        lines.append(f"{ch.stem:<34}{prose:>8}{outputs:>8}")
+    return lines
+
+
 def stats() -> list[str]:
+    """Per catalog: entries, translated, fuzzy, empty, and the CJK characters of its translations."""
     lines = [f"{'catalog':<34}{'entries':>8}{'done':>6}{'fuzzy':>6}{'empty':>6}{'汉字':>8}"]
     paths = [catalog_path(ch.stem) for ch in build.chapters()] + [COURSE_PO]
     for path in paths:
@@ -433,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stats", action="store_true", help="write nothing; count the entries of every catalog")
     args = ap.parse_args(argv)
     if args.stats:
-        print("\n".join(stats()))
+        print("\n".join([*stats(), "", *edition_stats(), "", f"glossary: {len(glossary())} terms"]))
         return 0
     if args.check:
         found = check()

@@ -35,6 +35,7 @@ root_doc = "index"
 include_patterns = [
     "index.md",
     "README.md",
+    "README.zh-CN.md",
     "notebooks/[0-9][0-9]_*.ipynb",
     "docs/*.md",
     "bench/RESULTS.md",

@@ -11,6 +11,7 @@
 ``knowledge``   the scanner that finds block knowledge copied outside the model
 ``synth``       synthetic sessions of any length, for measurements
 ``exercises``   the exercises' checkers and hints (the reference solutions are the teacher's answer key)
+``i18n``        the language of the course's outputs: gettext domain ``msgmodel_course`` (``use("zh_CN")``)
 ``legacy``      the exhibit: the any-typed code of steps 29–30, kept to be studied (``legacy.harness`` runs it)
 
 Nothing in the core (``msgmodel.core``) or the local API (``msgmodel.api``) imports this layer.

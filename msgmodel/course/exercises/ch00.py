@@ -33,7 +33,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
-from msgmodel.course.i18n import N_
+from msgmodel.course.i18n import N_, _
 
 __all__ = ["PREDICT_CASES", "PREDICT_MODEL"]
 
@@ -123,14 +123,13 @@ def _outcomes_starter(history: list[Message]) -> None: ...  # your code here (th
 
 def _check_outcomes(answer: Any) -> str | None:
     if not callable(answer):
-        return "Pass the function itself: check('00.1', outcomes)."
+        return N_("Pass the function itself: check('00.1', outcomes).")
     for label, history, expected in _OUTCOME_CASES:
         got = answer(list(history))
         if not isinstance(got, Mapping):
-            return (
-                f"outcomes(...) returned {got!r} for the history below ({label}); "
-                f"expected a dict such as {expected!r}.\n{_render(history)}"
-            )
+            return _(
+                "outcomes(...) returned {0!r} for the history below ({1}); expected a dict such as {2!r}.\n{3}"
+            ).format(got, label, expected, _render(history))
         got = dict(got)
         if got == expected:
             continue
@@ -151,7 +150,7 @@ def _check_outcomes(answer: Any) -> str | None:
             tip = " A call with no tool_result anywhere after it is 'pending'."
         elif wrong:
             tip = " Pair a result with its call by `tool_use_id`, not by position: results may come in any order."
-        return f"case '{label}': {'; '.join(why)}.{tip}\n{_render(history)}"
+        return _("case '{0}': {1}.{2}\n{3}").format(label, "; ".join(why), tip, _render(history))
     return None
 
 
@@ -222,16 +221,18 @@ _STARTER_PREDICTIONS: Final[dict[str, Any]] = {}  # the notebook's placeholder: 
 
 def _check_predictions(answer: Any) -> str | None:
     if not isinstance(answer, Mapping):
-        return f"Answer with a dict of case letter to status, like {{'A': 200, 'B': 400, ...}}; got {answer!r}."
+        return _("Answer with a dict of case letter to status, like {{'A': 200, 'B': 400, ...}}; got {0!r}.").format(
+            answer
+        )
     open_cases = [k for k in PREDICT_CASES if answer.get(k) in (None, ...)]
     if open_cases:
-        return f"Fill in every case with 200 or 400; still open: {', '.join(open_cases)}."
+        return _("Fill in every case with 200 or 400; still open: {0}.").format(", ".join(open_cases))
     bad = [k for k in PREDICT_CASES if answer[k] not in (200, 400)]
     if bad:
-        return f"Each answer is the number 200 or 400; case {bad[0]} is {answer[bad[0]]!r}."
+        return _("Each answer is the number 200 or 400; case {0} is {1!r}.").format(bad[0], answer[bad[0]])
     unknown = sorted(str(k) for k in answer if k not in PREDICT_CASES)
     if unknown:
-        return f"There are only cases {', '.join(PREDICT_CASES)}; remove {', '.join(unknown)}."
+        return _("There are only cases {0}; remove {1}.").format(", ".join(PREDICT_CASES), ", ".join(unknown))
     wrong = [k for k in PREDICT_CASES if answer[k] != _PREDICTIONS[k]]
     if not wrong:
         return None
@@ -325,56 +326,65 @@ def _block_summary(b: object) -> str:
 
 def _check_answer_calls(answer: Any) -> str | None:
     if not callable(answer):
-        return "Pass the function itself: check('00.3', answer_calls)."
+        return N_("Pass the function itself: check('00.3', answer_calls).")
     question = user_text("Tell me about this project.")
     for label, reply, expected in _ANSWER_CASES:
         shown = f"\n  the reply: {_line(reply)}"
         try:
             got = answer(reply, _fake_run)
         except Exception as e:
-            return (
-                f"case '{label}': the tool raised {type(e).__name__}({str(e)!r}) and your function let it escape. "
-                f"A failed tool is a result the model should read, not a crash of the loop: catch it and answer "
-                f"with tool_result_block(call.id, str(err), is_error=True).{shown}"
-            )
+            return _(
+                "case '{0}': the tool raised {1}({2!r}) and your function let it escape. A failed tool is a result "
+                "the model should read, not a crash of the loop: catch it and answer with tool_result_block(call.id, "
+                "str(err), is_error=True).{3}"
+            ).format(label, type(e).__name__, str(e), shown)
         if expected is None:
             if got is not None:
-                return f"case '{label}': the reply asks for no tool, so return None; you returned {got!r}.{shown}"
+                return _("case '{0}': the reply asks for no tool, so return None; you returned {1!r}.{2}").format(
+                    label, got, shown
+                )
             continue
         if isinstance(got, Mapping):
-            return (
-                f"case '{label}': you returned a dict. Build a Message with the constructors: "
-                f"tool_result_msg([tool_result_block(call.id, text), ...]); no hand-written dicts.{shown}"
-            )
+            return _(
+                "case '{0}': you returned a dict. Build a Message with the constructors: "
+                "tool_result_msg([tool_result_block(call.id, text), ...]); no hand-written dicts.{1}"
+            ).format(label, shown)
         if not isinstance(got, Message):
-            return f"case '{label}': expected a Message (from tool_result_msg), got {got!r}.{shown}"
+            return _("case '{0}': expected a Message (from tool_result_msg), got {1!r}.{2}").format(label, got, shown)
         if got.role != "user":
-            return f"case '{label}': tool results travel in a *user* message; yours has role {got.role!r}.{shown}"
+            return _("case '{0}': tool results travel in a *user* message; yours has role {1!r}.{2}").format(
+                label, got.role, shown
+            )
         problems = validate([question, reply, got], model=PREDICT_MODEL)
         if problems:
-            return f"case '{label}': the API would answer 400:\n    {problems[0]}{shown}\n  yours: {_line(got)}"
+            return _("case '{0}': the API would answer 400:\n    {1}{2}\n  yours: {3}").format(
+                label, problems[0], shown, _line(got)
+            )
         want = expected
         have = tool_results_of(got)
         if len(have) != len(blocks_of(got)):
-            return f"case '{label}': put only tool_result blocks in the answer; yours: {_line(got)}{shown}"
+            return _("case '{0}': put only tool_result blocks in the answer; yours: {1}{2}").format(
+                label, _line(got), shown
+            )
         if [r.tool_use_id for r in have] != [r.tool_use_id for r in want]:
-            return (
-                f"case '{label}': answer the calls in the order they were made; "
-                f"expected ids {[r.tool_use_id for r in want]}, got {[r.tool_use_id for r in have]}.{shown}"
+            return _("case '{0}': answer the calls in the order they were made; expected ids {1}, got {2}.{3}").format(
+                label, [r.tool_use_id for r in want], [r.tool_use_id for r in have], shown
             )
         for w, h in zip(want, have, strict=True):
             if w.is_error and not h.is_error:
-                return (
-                    f"case '{label}': the tool raised for {w.tool_use_id}, so its result needs is_error=True "
-                    f"(and the error text, here {result_text(w)!r}); yours: {_block_summary(h)}.{shown}"
-                )
+                return _(
+                    "case '{0}': the tool raised for {1}, so its result needs is_error=True (and the error text, "
+                    "here {2!r}); yours: {3}.{4}"
+                ).format(label, w.tool_use_id, result_text(w), _block_summary(h), shown)
             if w.is_error and result_text(w) not in result_text(h):
-                return (
-                    f"case '{label}': a failed result should carry the error text {result_text(w)!r} so the model "
-                    f"can read what went wrong; yours: {_block_summary(h)}.{shown}"
-                )
+                return _(
+                    "case '{0}': a failed result should carry the error text {1!r} so the model can read what went "
+                    "wrong; yours: {2}.{3}"
+                ).format(label, result_text(w), _block_summary(h), shown)
             if not w.is_error and (h.is_error or result_text(h) != result_text(w)):
-                return f"case '{label}': expected {_block_summary(w)}, got {_block_summary(h)}.{shown}"
+                return _("case '{0}': expected {1}, got {2}.{3}").format(
+                    label, _block_summary(w), _block_summary(h), shown
+                )
     return None
 
 

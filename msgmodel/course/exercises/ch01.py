@@ -37,7 +37,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
-from msgmodel.course.i18n import N_
+from msgmodel.course.i18n import N_, _
 from msgmodel.course.synth import synth_session
 
 __all__ = ["CHOICES", "EXERCISE_KEEP", "exercise_history"]
@@ -193,7 +193,7 @@ def _check_first_clean_start(fn: Any) -> str | None:
         got = fn(copy.deepcopy(history))
         if got != expected:
             shown = _render(history) or "    (no messages)"
-            return f"for {label}, expected {expected!r}, got {got!r}. The history:\n{shown}"
+            return _("for {0}, expected {1!r}, got {2!r}. The history:\n{3}").format(label, expected, got, shown)
     return None
 
 
@@ -232,12 +232,14 @@ def _right_choice() -> str:
 
 def _check_prediction(answer: Any) -> str | None:
     if not isinstance(answer, str) or answer.strip().upper() not in CHOICES:
-        return f'answer with one letter among {", ".join(CHOICES)} (a string such as "A"), got {answer!r}.'
+        return _('answer with one letter among {0} (a string such as "A"), got {1!r}.').format(
+            ", ".join(CHOICES), answer
+        )
     letter = answer.strip().upper()
     right = _right_choice()
     if letter == right:
         return None
-    return f"{letter} is not what the API says: {_WHY_NOT.get(letter, 'compare it with the validator.')}"
+    return _("{0} is not what the API says: {1}").format(letter, _WHY_NOT.get(letter, "compare it with the validator."))
 
 
 exercise(
@@ -283,23 +285,22 @@ def _check_smallest_safe_keep(fn: Any) -> str | None:
             if got == expected:
                 continue
             if not isinstance(got, int) or isinstance(got, bool):
-                return f"for {label} and keep={keep}, return an int (the new keep), got {got!r}."
+                return _("for {0} and keep={1}, return an int (the new keep), got {2!r}.").format(label, keep, got)
             if got < keep:
-                return (
-                    f"for {label} and keep={keep}, you returned {got}: keep fewer messages than asked only "
-                    "if you must; here moving the cut back (a larger k) is always possible."
-                )
+                return _(
+                    "for {0} and keep={1}, you returned {2}: keep fewer messages than asked only if you must; here "
+                    "moving the cut back (a larger k) is always possible."
+                ).format(label, keep, got)
             if not _accepted(history, got):
                 start = from_api(history)[-got]
                 what = "a user message holding tool_result blocks" if start.role == "user" else "this message"
-                return (
-                    f"for {label} and keep={keep}, you returned {got}, but history[-{got}:] starts on {what}, "
-                    f"so the API answers: {validate(_sliced(history, got), as_history=True)[0]}"
-                )
-            return (
-                f"for {label} and keep={keep}, you returned {got}, which is safe, but {expected} is safe too "
-                "and keeps fewer messages: return the smallest."
-            )
+                return _(
+                    "for {0} and keep={1}, you returned {2}, but history[-{3}:] starts on {4}, so the API answers: {5}"
+                ).format(label, keep, got, got, what, validate(_sliced(history, got), as_history=True)[0])
+            return _(
+                "for {0} and keep={1}, you returned {2}, which is safe, but {3} is safe too and keeps fewer "
+                "messages: return the smallest."
+            ).format(label, keep, got, expected)
     return None
 
 

@@ -30,7 +30,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
-from msgmodel.course.i18n import N_
+from msgmodel.course.i18n import N_, _
 
 __all__ = ["HAND_BUILT", "QUIZ_HISTORY", "QUIZ_QUESTIONS"]
 
@@ -103,23 +103,25 @@ def _render_cases() -> list[tuple[str, dict[str, Any], tuple[str, ...], bool | N
 
 def _check_render(answer: object) -> str | None:
     if not callable(answer):
-        return "give a function render_block(b) that takes one block dict and returns a string."
+        return N_("give a function render_block(b) that takes one block dict and returns a string.")
     render: Callable[[dict[str, Any]], object] = answer
     for what, block, must_contain, failed in _render_cases():
         out = render(dict(block))
         if not isinstance(out, str):
-            return f"for {what} your function returned {type(out).__name__}, not a string: {block!r}"
+            return _("for {0} your function returned {1}, not a string: {2!r}").format(what, type(out).__name__, block)
         shown = f"render_block({block!r}) returned {out!r}"
         for text in must_contain:
             if text not in out:
-                return f"{shown}: for {what} it should contain {text!r}."
+                return _("{0}: for {1} it should contain {2!r}.").format(shown, what, text)
         says_fail = "fail" in out.lower()
         if failed is True and not says_fail:
-            return (
-                f"{shown}: {what} should say it failed (use the word 'failed'), or the summary reads it as a success."
-            )
+            return _(
+                "{0}: {1} should say it failed (use the word 'failed'), or the summary reads it as a success."
+            ).format(shown, what)
         if failed is False and says_fail:
-            return f"{shown}: {what} did not fail (is_error is absent or false), so it should not say 'failed'."
+            return _("{0}: {1} did not fail (is_error is absent or false), so it should not say 'failed'.").format(
+                shown, what
+            )
     return None
 
 
@@ -184,11 +186,11 @@ def _check_quiz(answer: object) -> str | None:
     if isinstance(answer, str):
         answer = set(answer.replace(",", " ").split())
     if not isinstance(answer, (set, frozenset, list, tuple)):
-        return 'answer with a set of letters, e.g. {"A", "C"}.'
+        return N_('answer with a set of letters, e.g. {"A", "C"}.')
     letters = {str(x).strip().upper() for x in answer}
     unknown = sorted(letters - set(QUIZ_QUESTIONS))
     if unknown:
-        return f"there is no question {', '.join(unknown)}; the letters are {', '.join(QUIZ_QUESTIONS)}."
+        return _("there is no question {0}; the letters are {1}.").format(", ".join(unknown), ", ".join(QUIZ_QUESTIONS))
     answers = closed("02.2")
     given = {letter: "chosen" if letter in letters else "left out" for letter in QUIZ_QUESTIONS}
     wrong = [letter for letter in QUIZ_QUESTIONS if not answers.is_right(letter, given[letter])]
@@ -292,17 +294,19 @@ def _check_refused(answer: object) -> str | None:
     if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in answer
     ):
-        return "answer with the set of indices (0-4) of the blocks the API refuses, e.g. {1, 4}."
+        return N_("answer with the set of indices (0-4) of the blocks the API refuses, e.g. {1, 4}.")
     chosen = set(answer)
     outside = sorted(i for i in chosen if not 0 <= i < len(HAND_BUILT))
     if outside:
-        return f"HAND_BUILT has indices 0-{len(HAND_BUILT) - 1}; {outside[0]} is not one of them."
+        return _("HAND_BUILT has indices 0-{0}; {1} is not one of them.").format(len(HAND_BUILT) - 1, outside[0])
     refused = _refusals()
     for i in sorted(set(refused) - chosen):
         why = _REFUSED_BECAUSE.get(i, "the API finds a problem with it")
-        return f"block {i} is refused: {why}. The API's 400 text: {refused[i]}"
+        return _("block {0} is refused: {1}. The API's 400 text: {2}").format(i, why, refused[i])
     for i in sorted(chosen - set(refused)):
-        return f"block {i} is accepted: {_ACCEPTED_BECAUSE.get(i, 'the API finds nothing wrong with it.')}"
+        return _("block {0} is accepted: {1}").format(
+            i, _ACCEPTED_BECAUSE.get(i, "the API finds nothing wrong with it.")
+        )
     return None
 
 

@@ -21,7 +21,7 @@ from typing import Any, Final, Literal, TypedDict
 
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
-from msgmodel.course.i18n import N_
+from msgmodel.course.i18n import N_, _
 from msgmodel.course.knowledge import PIECES
 from msgmodel.course.teaching import mypy_ini
 
@@ -67,11 +67,11 @@ _FUNCTIONS: Final = tuple(re.findall(r"^def (\w+)", COPIES_SNIPPET, re.M))
 
 def _as_names(answer: object) -> list[str] | str:
     if isinstance(answer, str) or not isinstance(answer, Iterable):
-        return "answer with a list of function names, e.g. `['is_result_turn']`."
+        return N_("answer with a list of function names, e.g. `['is_result_turn']`.")
     names = list(answer)
     bad = [n for n in names if not isinstance(n, str)]
     if bad:
-        return f"every item must be a function name (a string); got {bad[0]!r}."
+        return _("every item must be a function name (a string); got {0!r}.").format(bad[0])
     return [n.strip().removesuffix("()") for n in names]
 
 
@@ -81,7 +81,9 @@ def _check_copies(answer: object) -> str | None:
         return names
     unknown = sorted(set(names) - set(_FUNCTIONS))
     if unknown:
-        return f"{unknown[0]!r} is not a function of the snippet (its functions: {', '.join(_FUNCTIONS)})."
+        return _("{0!r} is not a function of the snippet (its functions: {1}).").format(
+            unknown[0], ", ".join(_FUNCTIONS)
+        )
     chosen = set(names)
     answers = closed("03.1")
     given = {name: "chosen" if name in chosen else "left out" for name in _FUNCTIONS}
@@ -91,7 +93,9 @@ def _check_copies(answer: object) -> str | None:
     copies = [name for name in _FUNCTIONS if answers.is_right(name, "chosen")]
     missed = [name for name in copies if given[name] == "left out"]
     if missed:
-        return f"{len(copies) - len(missed)} of {len(copies)} found; {answers.feedback(missed[0], 'left out')}"
+        return _("{0} of {1} found; {2}").format(
+            len(copies) - len(missed), len(copies), answers.feedback(missed[0], "left out")
+        )
     return None
 
 
@@ -211,7 +215,7 @@ def _typeddict_module(cls: type) -> tuple[str, dict[int, str]]:
     name = src.typeddict(cls)
     lines = [*(f"import {m}" for m in sorted(src.imports)), "", *src.classes, ""]
     at: dict[int, str] = {}
-    for case, body, _, _ in _CASES:
+    for case, body, _expected, _why in _CASES:
         lines += ["", f"def {case}(call_id: str) -> {name}:", f"    return {body}"]
         at[len(lines)] = case
     return "\n".join(lines) + "\n", at
@@ -250,15 +254,15 @@ def _run_mypy(source: str) -> list[tuple[int, str]]:
 def _check_typeddict(answer: object) -> str | None:
     if not (isinstance(answer, type) and typing.is_typeddict(answer)):
         got = answer.__name__ if isinstance(answer, type) else type(answer).__name__
-        return f"pass the class itself, a TypedDict (`class ToolResultParam(TypedDict): ...`); got {got}."
+        return _("pass the class itself, a TypedDict (`class ToolResultParam(TypedDict): ...`); got {0}.").format(got)
     fields = getattr(answer, "__annotations__", {})
     if "toolUseId" in fields:
-        return (
+        return N_(
             "your TypedDict declares `toolUseId`, the slip itself: mypy would now accept it. "
             "The wire name is `tool_use_id`."
         )
     if "tool_use_id" not in fields:
-        return (
+        return N_(
             "your TypedDict has no `tool_use_id` field, so mypy would reject every correct result as "
             "'extra key'. Declare the fields a tool_result block has: type, tool_use_id, content, is_error."
         )
@@ -266,18 +270,18 @@ def _check_typeddict(answer: object) -> str | None:
     errors = _run_mypy(source)
     class_errors = [msg for line, msg in errors if line not in at]
     if class_errors:
-        return f"mypy cannot use your class: {class_errors[0]}"
+        return _("mypy cannot use your class: {0}").format(class_errors[0])
     rejected = {at[line]: msg for line, msg in reversed(errors) if line in at}
     for case, body, must_pass, what in _CASES:
         if must_pass and case in rejected:
-            return f"mypy rejects {what}, which is correct: `{body}`. mypy said: {rejected[case]}"
+            return _("mypy rejects {0}, which is correct: `{1}`. mypy said: {2}").format(what, body, rejected[case])
     for case, body, must_pass, what in _CASES:
         if not must_pass and case not in rejected:
             fix = {
                 "no_id": "make `tool_use_id` required (no `NotRequired`, no `total=False`).",
                 "wrong_kind": 'type the tag: `type: Literal["tool_result"]`, not `str`.',
             }.get(case, "every key must be declared with its exact wire name.")
-            return f"mypy accepts {what}: `{body}`. To catch it, {fix}"
+            return _("mypy accepts {0}: `{1}`. To catch it, {2}").format(what, body, fix)
     return None
 
 
@@ -301,26 +305,27 @@ _STARTER_03_3: Final[dict[str, str | None]] = {}  # the blank the notebook hands
 
 def _check_classification(answer: object) -> str | None:
     if not isinstance(answer, Mapping):
-        return 'answer with a dict from letter to piece, e.g. `{"A": "find tool calls", ...}`.'
+        return N_('answer with a dict from letter to piece, e.g. `{"A": "find tool calls", ...}`.')
     missing = [k for k in CLASSIFY_LINES if answer.get(k) is None]
     if missing:
-        return f"line {missing[0]} has no answer yet; choose one of: {', '.join(PIECES)}."
+        return _("line {0} has no answer yet; choose one of: {1}.").format(missing[0], ", ".join(PIECES))
     extra = sorted(str(k) for k in answer if k not in CLASSIFY_LINES)
     if extra:
-        return f"there is no line {extra[0]!r}; the lines are {', '.join(CLASSIFY_LINES)}."
+        return _("there is no line {0!r}; the lines are {1}.").format(extra[0], ", ".join(CLASSIFY_LINES))
     for key in CLASSIFY_LINES:
         given = answer[key]
         if given not in PIECES:
-            return f"line {key}: {given!r} is not a piece of knowledge; choose one of: {', '.join(PIECES)}."
+            return _("line {0}: {1!r} is not a piece of knowledge; choose one of: {2}.").format(
+                key, given, ", ".join(PIECES)
+            )
     answers = closed("03.3")
     wrong = [k for k in CLASSIFY_LINES if not answers.is_right(k, str(answer[k]))]
     if wrong:
         k = wrong[0]
         right = len(CLASSIFY_LINES) - len(wrong)
-        return (
-            f"{right} of {len(CLASSIFY_LINES)} right. Line {k} (`{CLASSIFY_LINES[k]}`) is not "
-            f"{answer[k]!r}: look again at what it asks of the data. Hint: {_hint_without_answer(k)}"
-        )
+        return _(
+            "{0} of {1} right. Line {2} (`{3}`) is not {4!r}: look again at what it asks of the data. Hint: {5}"
+        ).format(right, len(CLASSIFY_LINES), k, CLASSIFY_LINES[k], answer[k], _hint_without_answer(k))
     return None
 
 

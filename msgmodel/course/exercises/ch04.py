@@ -40,7 +40,7 @@ from msgmodel.core.message import (
     user_text,
 )
 from msgmodel.course.exercises import Exercise, exercise
-from msgmodel.course.i18n import N_
+from msgmodel.course.i18n import N_, _
 
 __all__ = ["BAD_SESSION"]
 
@@ -133,7 +133,7 @@ def _uses_only_readers(fn: Callable[..., Any]) -> str | None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr == "content":
-            return (
+            return N_(
                 "it returns the right names, but it reads `.content` itself. The point of the exercise is that "
                 "only message.py walks content: use the readers (`tool_uses_of`, `blocks_of`) instead."
             )
@@ -142,11 +142,11 @@ def _uses_only_readers(fn: Callable[..., Any]) -> str | None:
 
 def _check_tool_names_of(fn: Any) -> str | None:
     if not callable(fn):
-        return f"give the function itself (tool_names_of), not {fn!r}."
+        return _("give the function itself (tool_names_of), not {0!r}.").format(fn)
     for label, messages, expected in _names_cases():
         got = fn(list(messages))
         if not isinstance(got, list):
-            return f"return a list of names (list[str]), got {got!r} for {label}."
+            return _("return a list of names (list[str]), got {0!r} for {1}.").format(got, label)
         if got == expected:
             continue
         why = ""
@@ -158,7 +158,7 @@ def _check_tool_names_of(fn: Any) -> str | None:
             why = " Those are ids; the tool_result blocks carry ids, the tool_use blocks carry names."
         elif sorted(set(got)) == sorted(set(expected)) and len(got) < len(expected):
             why = " One entry per call: a tool called twice appears twice."
-        return f"for {label}, expected {expected!r}, got {got!r}.{why}\n{_show(messages)}"
+        return _("for {0}, expected {1!r}, got {2!r}.{3}\n{4}").format(label, expected, got, why, _show(messages))
     return _uses_only_readers(fn)
 
 
@@ -229,7 +229,7 @@ def _has_match(fn: Callable[..., Any]) -> str | None:
     tree = _source_tree(fn)
     if tree is None or any(isinstance(node, ast.Match) for node in ast.walk(tree)):
         return None
-    return (
+    return N_(
         "the counts are right, but the exercise is to write it as a `match` over the block "
         "(`case TextBlock(): ...`, one case per class, `case _: assert_never(b)`), "
         "so that mypy can check you covered all five."
@@ -238,11 +238,11 @@ def _has_match(fn: Callable[..., Any]) -> str | None:
 
 def _check_count_kinds(fn: Any) -> str | None:
     if not callable(fn):
-        return f"give the function itself (count_kinds), not {fn!r}."
+        return _("give the function itself (count_kinds), not {0!r}.").format(fn)
     for label, blocks, expected in _kinds_cases():
         got = fn(list(blocks))
         if not isinstance(got, dict):
-            return f"return a dict (kind → count), got {got!r} for {label}."
+            return _("return a dict (kind → count), got {0!r} for {1}.").format(got, label)
         got_nonzero = {k: v for k, v in got.items() if v != 0}
         if got_nonzero == expected:
             continue
@@ -253,7 +253,7 @@ def _check_count_kinds(fn: Any) -> str | None:
             why = " Count the blocks of the list itself; a tool_result's own content blocks are not counted."
         elif missing := sorted(set(expected) - set(got_nonzero)):
             why = f" Not counted: {', '.join(missing)}. Does your `match` have a case for every class?"
-        return f"for {label}, expected {expected!r}, got {got!r}.{why}"
+        return _("for {0}, expected {1!r}, got {2!r}.{3}").format(label, expected, got, why)
     return _has_match(fn)
 
 
@@ -309,31 +309,31 @@ def _decode_error_path() -> str:
 
 def _check_path(answer: Any) -> str | None:
     if not isinstance(answer, str):
-        return f'give the path as a string, such as "$[0].content", got {answer!r}.'
+        return _('give the path as a string, such as "$[0].content", got {0!r}.').format(answer)
     guess = "".join(answer.split())
     right = _decode_error_path()
     if guess == right:
         return None
     if guess.startswith("messages."):
-        return (
+        return N_(
             "that is the API's path style (`messages.2.content.0`). DecodeError writes a JSONPath: `$` is the "
             "whole array, `[i]` an element (from 0), `.name` a field; e.g. `$[0].content`."
         )
     if not guess.startswith("$"):
-        return "a DecodeError path starts at `$`, the whole JSON array, e.g. `$[0].content`."
+        return N_("a DecodeError path starts at `$`, the whole JSON array, e.g. `$[0].content`.")
     if right.startswith(guess):
-        return (
-            f"right track: {guess} leads there, but the decoder goes deeper. It names the field it could not "
-            "read, not the message or block around it."
-        )
+        return _(
+            "right track: {0} leads there, but the decoder goes deeper. It names the field it could not read, not "
+            "the message or block around it."
+        ).format(guess)
     if guess.startswith("$[3]") or "content[2]" in guess:
-        return "indices count from 0: the first message is `$[0]`, the first block of a content list `content[0]`."
+        return N_("indices count from 0: the first message is `$[0]`, the first block of a content list `content[0]`.")
     if guess.endswith(".text") or guess.endswith("]"):
-        return (
+        return N_(
             "look at what the broken block lacks rather than what it has: which field does every content block "
             "need before the decoder can know its kind?"
         )
-    return (
+    return N_(
         "not the path from_json names. Walk the JSON from `$` (the array): which message, which block, "
         "which nested block, which field?"
     )

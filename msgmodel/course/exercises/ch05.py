@@ -39,7 +39,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
-from msgmodel.course.i18n import N_
+from msgmodel.course.i18n import N_, _
 from msgmodel.course.synth import synth_session
 
 __all__ = ["LONG_LOOP", "REPAIR_PUZZLE", "long_loop_history"]
@@ -159,14 +159,14 @@ def _run_test(test: Callable[[Compactor], object], impl: _Recorder) -> Assertion
 
 def _check_regression(answer: Any) -> str | None:
     if not callable(answer):
-        return "Pass the test function itself: check('05.1', regression)."
+        return N_("Pass the test function itself: check('05.1', regression).")
     good = _Recorder(_correct)
     try:
         failed = _run_test(answer, good)
     except TypeError as e:
-        return f"your test raised TypeError ({e}) with a correct compactor. {_CALLING}"
+        return _("your test raised TypeError ({0}) with a correct compactor. {1}").format(e, _CALLING)
     if not good.calls:
-        return f"your test never called compact_fn, so it cannot catch anything. {_CALLING}"
+        return _("your test never called compact_fn, so it cannot catch anything. {0}").format(_CALLING)
     if failed is not None:
         history, k = good.calls[-1]
         out = compact(history, keep_recent=k, summarize=lambda t: "S.")
@@ -176,24 +176,23 @@ def _check_regression(answer: Any) -> str | None:
                 f" compact returned {len(out)} messages: it moves the cut *back* to a clean start, so it may keep "
                 f"more than {k}. The promise is *at least* k: the last k messages, unchanged, at the end."
             )
-        return (
-            "your test fails on a correct compactor (msgmodel.core.compact.compact), "
-            f"at keep_recent={k}: {str(failed) or 'AssertionError'}.{tip}"
-        )
+        return _(
+            "your test fails on a correct compactor (msgmodel.core.compact.compact), at keep_recent={0}: {1}.{2}"
+        ).format(k, str(failed) or "AssertionError", tip)
     buggy_ones = (("forward_cut (step 29's local fix, copy #1)", _forward_cut), ("one_short (off by one)", _one_short))
     for name, impl in buggy_ones:
         buggy = _Recorder(impl)
         try:
             caught = _run_test(answer, buggy)
         except Exception as e:  # a test should fail with an assertion, not crash
-            return (
-                f"on the buggy compactor {name} your test raised {type(e).__name__}: {e}. "
-                "A test reports a bug with `assert` (AssertionError); let the compactor's output reach the assert."
-            )
+            return _(
+                "on the buggy compactor {0} your test raised {1}: {2}. A test reports a bug with `assert` "
+                "(AssertionError); let the compactor's output reach the assert."
+            ).format(name, type(e).__name__, e)
         if caught is not None:
             continue
         if not buggy.calls:
-            return f"your test did not call the compactor {name}. {_CALLING}"
+            return _("your test did not call the compactor {0}. {1}").format(name, _CALLING)
         history = buggy.calls[0][0]
         tried = sorted({k for _, k in buggy.calls})
         bad = _broken_at(impl, history)
@@ -201,22 +200,22 @@ def _check_regression(answer: Any) -> str | None:
         if hit:
             k = hit[0]
             out = impl(history, k, lambda t: "S.")
-            return (
-                f"your test passed the buggy compactor {name}. At keep_recent={k} it returned {len(out)} message(s):\n"
-                f"{_render(out)}\nThe API accepts that (validate(out) == []), but the last {k} messages are not "
-                f"all there. What did keep_recent={k} promise? Assert it."
-            )
+            return _(
+                "your test passed the buggy compactor {0}. At keep_recent={1} it returned {2} message(s):\n{3}\nThe "
+                "API accepts that (validate(out) == []), but the last {4} messages are not all there. What did "
+                "keep_recent={5} promise? Assert it."
+            ).format(name, k, len(out), _render(out), k, k)
         if bad:
-            return (
-                f"your test passed the buggy compactor {name}: it tried keep_recent in {tried}, but on your history "
-                f"this compactor breaks its promise only at keep_recent in {bad}. A regression test of a boundary "
-                "bug tries every boundary: for k in range(1, len(history) + 1)."
-            )
-        return (
-            f"your test passed the buggy compactor {name}, but not because it is right: on your history it never "
-            f"breaks its promise (there is no long tool loop after the last prompt):\n{_render(history)}\n"
-            "Use LONG_LOOP (from msgmodel.course.exercises.ch05)."
-        )
+            return _(
+                "your test passed the buggy compactor {0}: it tried keep_recent in {1}, but on your history this "
+                "compactor breaks its promise only at keep_recent in {2}. A regression test of a boundary bug tries "
+                "every boundary: for k in range(1, len(history) + 1)."
+            ).format(name, tried, bad)
+        return _(
+            "your test passed the buggy compactor {0}, but not because it is right: on your history it never breaks "
+            "its promise (there is no long tool loop after the last prompt):\n{1}\nUse LONG_LOOP (from "
+            "msgmodel.course.exercises.ch05)."
+        ).format(name, _render(history))
     return None
 
 
@@ -358,26 +357,24 @@ _WRONG: Final[list[tuple[str, str, Renderer, str]]] = [
 
 def _check_faithful(answer: Any) -> str | None:
     if not callable(answer):
-        return "Pass the property itself: check('05.2', faithful)."
+        return N_("Pass the property itself: check('05.2', faithful).")
     for label, render in _RIGHT:
         for case, history in _PROPERTY_CASES:
             got = answer(list(history), render)
             if not isinstance(got, bool):
-                return f"faithful(...) returned {got!r}; a property returns True or False."
+                return _("faithful(...) returned {0!r}; a property returns True or False.").format(got)
             if not got:
-                return (
-                    f"your property says {label} is not faithful on the case '{case}', but it shows every call and "
-                    f"every failure. Its text begins:\n{render(list(history))[:400]}"
-                )
+                return _(
+                    "your property says {0} is not faithful on the case '{1}', but it shows every call and every "
+                    "failure. Its text begins:\n{2}"
+                ).format(label, case, render(list(history))[:400])
     for label, what, render, case in _WRONG:
         if not any(answer(list(history), render) is False for _, history in _PROPERTY_CASES):
             history = dict(_PROPERTY_CASES)[case]
-            return (
-                f"your property accepted {label} ({what}) on every case. On '{case}':\n{_render(history)}\n"
-                f"it renders:\n{render(list(history))[:500]}\n"
-                "A property has to state every fact the summarizer needs:\n"
-                "each call with its input, each result, each failure."
-            )
+            return _(
+                "your property accepted {0} ({1}) on every case. On '{2}':\n{3}\nit renders:\n{4}\nA property has to "
+                "state every fact the summarizer needs:\neach call with its input, each result, each failure."
+            ).format(label, what, case, _render(history), render(list(history))[:500])
     return None
 
 
@@ -427,17 +424,17 @@ _KINDS: Final = frozenset(typing.get_args(RepairKind))
 
 def _check_prediction(answer: Any) -> str | None:
     if isinstance(answer, str) or not isinstance(answer, (list, tuple)):
-        return 'Answer with a list of kinds in order, e.g. ["dropped_orphan_result", ...].'
+        return N_('Answer with a list of kinds in order, e.g. ["dropped_orphan_result", ...].')
     unknown = [a for a in answer if a not in _KINDS]
     if unknown:
-        return f"{unknown!r} are not RepairNote kinds. The kinds are: {', '.join(sorted(_KINDS))}."
+        return _("{0!r} are not RepairNote kinds. The kinds are: {1}.").format(unknown, ", ".join(sorted(_KINDS)))
     notes = repair(REPAIR_PUZZLE)[1]
     expected = [n.kind for n in notes]
     got = list(answer)
     if got == expected:
         return None
     if sorted(got) == sorted(expected):
-        return "the right kinds, in the wrong order: repair reports its changes in the order of the messages."
+        return N_("the right kinds, in the wrong order: repair reports its changes in the order of the messages.")
     missing = [n for n in notes if n.kind not in got]
     extra = [k for k in got if k not in expected]
     why = []

@@ -44,7 +44,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.core.protocol import validate
 from msgmodel.course.exercises import Exercise, exercise
-from msgmodel.course.i18n import N_
+from msgmodel.course.i18n import N_, _
 
 __all__ = ["DRILL", "QUIZ", "DrillItem", "QuizItem", "prediction_cases"]
 
@@ -269,36 +269,36 @@ def _show_pairs(pairs: Sequence[Any]) -> str:
 
 def _check_pairs(fn: Any) -> str | None:
     if not callable(fn):
-        return "give a function pairs_of(messages) -> list of (tool_use, tool_result or None)."
+        return N_("give a function pairs_of(messages) -> list of (tool_use, tool_result or None).")
     for label, history, ids in _pairs_cases():
         expected = _blocks_of_pairs(history, ids)
         try:
             got = fn(list(history))
         except AttributeError as e:
             if "'str' object" in str(e):
-                return (
-                    f"on {label} it raised AttributeError ({e}): `content` may be a plain string, and "
-                    "iterating a string gives characters. Read blocks with the readers (blocks_of and its kin)."
-                )
-            return f"on {label} it raised AttributeError: {e}."
+                return _(
+                    "on {0} it raised AttributeError ({1}): `content` may be a plain string, and iterating a string "
+                    "gives characters. Read blocks with the readers (blocks_of and its kin)."
+                ).format(label, e)
+            return _("on {0} it raised AttributeError: {1}.").format(label, e)
         try:
             got = [tuple(p) for p in got]
         except TypeError:
-            return f"on {label} it returned {got!r}; return a list of (call, result) pairs."
+            return _("on {0} it returned {1!r}; return a list of (call, result) pairs.").format(label, got)
         if got == expected:
             continue
         shown, want = _show_pairs(got), _show_pairs(expected)
         if any(not isinstance(p[0], ToolUseBlock) for p in got if len(p) == 2):
-            return f"on {label} it returned {shown}, expected {want}: only tool_use blocks are calls."
+            return _("on {0} it returned {1}, expected {2}: only tool_use blocks are calls.").format(label, shown, want)
         if len(got) < len(expected):
-            return (
-                f"on {label} it returned {shown}, expected {want}: every call gets a pair, "
-                "even one nobody answered (its result is None)."
-            )
-        return (
-            f"on {label} it returned {shown}, expected {want}: pair a call with the result that names "
-            "its id, not with the result at the same position."
-        )
+            return _(
+                "on {0} it returned {1}, expected {2}: every call gets a pair, even one nobody answered (its result "
+                "is None)."
+            ).format(label, shown, want)
+        return _(
+            "on {0} it returned {1}, expected {2}: pair a call with the result that names its id, not with the "
+            "result at the same position."
+        ).format(label, shown, want)
     return None
 
 
@@ -374,11 +374,11 @@ def _as_status(value: object) -> int | None:
 
 def _check_predictions(answer: Any) -> str | None:
     if not isinstance(answer, Mapping):
-        return 'give a dict such as {"A": 200, "B": 400, ...}.'
+        return N_('give a dict such as {"A": 200, "B": 400, ...}.')
     cases = prediction_cases()
     missing = [label for label in cases if _as_status(answer.get(label)) is None]
     if missing:
-        return f"{', '.join(missing)}: still without an answer (200 or 400)."
+        return _("{0}: still without an answer (200 or 400).").format(", ".join(missing))
     wrong = []
     for label, (messages, thinking) in cases.items():
         status, text = _api_answer(messages, thinking)
@@ -389,8 +389,10 @@ def _check_predictions(answer: Any) -> str | None:
     label, status, text = wrong[0]
     right = len(cases) - len(wrong)
     if status == 400:
-        return f"{right} of {len(cases)} right. {label} gets a 400; the API says: {text}{_NOTE_ON_400.get(label, '')}"
-    return f"{right} of {len(cases)} right. {label} gets a 200: {_WHY_ACCEPTED[label]}"
+        return _("{0} of {1} right. {2} gets a 400; the API says: {3}{4}").format(
+            right, len(cases), label, text, _NOTE_ON_400.get(label, "")
+        )
+    return _("{0} of {1} right. {2} gets a 200: {3}").format(right, len(cases), label, _WHY_ACCEPTED[label])
 
 
 exercise(
@@ -458,7 +460,7 @@ def _renamed_history() -> list[Message]:
 
 def _check_rename(fn: Any) -> str | None:
     if not callable(fn):
-        return "give a function rename_in_text(messages, old, new) -> list[Message]."
+        return N_("give a function rename_in_text(messages, old, new) -> list[Message].")
     history = _rename_history()
     before = to_json(history)
     expected = _renamed_history()
@@ -466,56 +468,59 @@ def _check_rename(fn: Any) -> str | None:
         got = fn(history, "acme", "Acme Corp")
     except AttributeError as e:
         if "immutable" in str(e):
-            return (
-                f"it raised AttributeError ({e}): blocks are frozen. Build a changed copy with "
+            return _(
+                "it raised AttributeError ({0}): blocks are frozen. Build a changed copy with "
                 "msgspec.structs.replace(b, text=...) and return new messages."
-            )
-        return f"it raised AttributeError: {e}."
+            ).format(e)
+        return _("it raised AttributeError: {0}.").format(e)
     if to_json(history) != before:
-        return (
+        return N_(
             "it changed the history it was given (frozen is shallow: `m.content` is a list you can still "
             "assign into). Build new lists and new messages instead."
         )
     if not isinstance(got, list) or not all(isinstance(m, Message) for m in got):
-        return f"return a list of Message, got {type(got).__name__}."
+        return _("return a list of Message, got {0}.").format(type(got).__name__)
     if len(got) != len(expected):
-        return f"it returned {len(got)} messages for a history of {len(expected)}; keep every message."
+        return _("it returned {0} messages for a history of {1}; keep every message.").format(len(got), len(expected))
     for i, (g, want) in enumerate(zip(got, expected, strict=True)):
         if g == want:
             continue
         if is_plain_text(want):
-            return (
-                f"message {i}: string content {text_of(history[i])!r} should become {text_of(want)!r}, "
-                f"got {text_of(g) if is_plain_text(g) else blocks_of(g)!r}."
+            return _("message {0}: string content {1!r} should become {2!r}, got {3!r}.").format(
+                i, text_of(history[i]), text_of(want), text_of(g) if is_plain_text(g) else blocks_of(g)
             )
         g_blocks, e_blocks = blocks_of(g), blocks_of(want)
         if len(g_blocks) != len(e_blocks):
-            return f"message {i}: it has {len(g_blocks)} blocks, expected {len(e_blocks)}; keep every block."
+            return _("message {0}: it has {1} blocks, expected {2}; keep every block.").format(
+                i, len(g_blocks), len(e_blocks)
+            )
         for gb, eb in zip(g_blocks, e_blocks, strict=True):
             if gb == eb:
                 continue
             if eb.type == "thinking":
-                return (
-                    f"message {i}: the thinking block changed. A signed thinking block must go back byte "
-                    "for byte (the API answers `Invalid signature in thinking block`); leave it alone."
-                )
+                return _(
+                    "message {0}: the thinking block changed. A signed thinking block must go back byte for byte "
+                    "(the API answers `Invalid signature in thinking block`); leave it alone."
+                ).format(i)
             if eb.type == "text" and gb.type == "text" and gb.text == eb.text:
-                return (
-                    f"message {i}: the text block lost its extra fields ({eb.extra}). "
-                    "msgspec.structs.replace(b, text=...) keeps every other field."
-                )
+                return _(
+                    "message {0}: the text block lost its extra fields ({1}). msgspec.structs.replace(b, text=...) "
+                    "keeps every other field."
+                ).format(i, eb.extra)
             if eb.type == "tool_use":
-                return f"message {i}: the tool_use changed; tool inputs are not text blocks, leave them."
+                return _("message {0}: the tool_use changed; tool inputs are not text blocks, leave them.").format(i)
             if eb.type == "tool_result":
-                return f"message {i}: the tool_result changed; the task renames text blocks and string content only."
-            return f"message {i}: got {gb!r}, expected {eb!r}."
+                return _(
+                    "message {0}: the tool_result changed; the task renames text blocks and string content only."
+                ).format(i)
+            return _("message {0}: got {1!r}, expected {2!r}.").format(i, gb, eb)
     # A case where nothing matches must come back equal too.
     try:
         same = fn(history, "no such name", "x")
     except Exception as e:
-        return f"with a name that does not occur it raised {type(e).__name__}: {e}."
+        return _("with a name that does not occur it raised {0}: {1}.").format(type(e).__name__, e)
     if same != history:
-        return "with a name that does not occur, the history should come back equal to the input."
+        return N_("with a name that does not occur, the history should come back equal to the input.")
     return None
 
 

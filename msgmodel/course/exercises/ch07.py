@@ -41,7 +41,7 @@ from msgmodel.core.message import (
 )
 from msgmodel.course.exercises import Exercise, exercise
 from msgmodel.course.exercises.closed import closed
-from msgmodel.course.i18n import N_
+from msgmodel.course.i18n import N_, _
 
 __all__ = ["CC_LINES", "SCENARIOS"]
 
@@ -81,23 +81,25 @@ SCENARIOS: Final[dict[str, str]] = {
 
 def _check_verdicts(answer: Any) -> str | None:
     if not isinstance(answer, dict):
-        return 'Give a dict such as {"a": "now", "b": "wait", ...}, one verdict per scenario.'
+        return N_('Give a dict such as {"a": "now", "b": "wait", ...}, one verdict per scenario.')
     missing = sorted(set(SCENARIOS) - set(answer))
     if missing:
-        return f"Give a verdict for every scenario; missing: {', '.join(missing)}."
+        return _("Give a verdict for every scenario; missing: {0}.").format(", ".join(missing))
     extra = sorted(str(k) for k in set(answer) - set(SCENARIOS))
     if extra:
-        return f"Unknown scenario keys: {', '.join(extra)} (the scenarios are a to e)."
+        return _("Unknown scenario keys: {0} (the scenarios are a to e).").format(", ".join(extra))
     for key in sorted(SCENARIOS):
         value = answer[key]
         if value not in VERDICTS:
-            return f"({key}): {value!r} is not a verdict; use one of {', '.join(repr(v) for v in VERDICTS)}."
+            return _("({0}): {1!r} is not a verdict; use one of {2}.").format(
+                key, value, ", ".join(repr(v) for v in VERDICTS)
+            )
     answers = closed("07.1")
     wrong = [key for key in sorted(SCENARIOS) if not answers.is_right(key, answer[key])]
     if wrong:
         key = wrong[0]
         more = f" ({len(wrong) - 1} more to reconsider.)" if len(wrong) > 1 else ""
-        return f"({key}) is not {answer[key]!r}. {answers.feedback(key, answer[key]) or ''}{more}"
+        return _("({0}) is not {1!r}. {2}{3}").format(key, answer[key], answers.feedback(key, answer[key]) or "", more)
     return None
 
 
@@ -204,14 +206,14 @@ def _show(messages: Sequence[Message]) -> str:
 
 def _check_fold(answer: Any) -> str | None:
     if not callable(answer):
-        return "Pass the function itself: check('07.2', fold)."
+        return N_("Pass the function itself: check('07.2', fold).")
     if answer is fold_events or "fold_events" in getattr(getattr(answer, "__code__", None), "co_names", ()):
-        return "Write the fold yourself, without calling msgmodel.core.engine.fold_events (it is the answer key)."
+        return N_("Write the fold yourself, without calling msgmodel.core.engine.fold_events (it is the answer key).")
     for label, events in _fold_cases():
         want = fold_events(events)
         got = answer(list(events))
         if not isinstance(got, list) or not all(isinstance(m, Message) for m in got):
-            return f"fold must return a list of Message; for {label} it returned {type(got).__name__}."
+            return _("fold must return a list of Message; for {0} it returned {1}.").format(label, type(got).__name__)
         if got != want:
             hint = ""
             if label == "one reply with two parallel tool calls":
@@ -223,7 +225,9 @@ def _check_fold(answer: Any) -> str | None:
                 hint = " A Compacted event replaces the whole history so far with its .messages."
             elif label.startswith("a stream that stops"):
                 hint = " Results still pending when the events run out must be appended too."
-            return f"For {label}, fold returned {_show(got)}, but the engine's history is {_show(want)}.{hint}"
+            return _("For {0}, fold returned {1}, but the engine's history is {2}.{3}").format(
+                label, _show(got), _show(want), hint
+            )
     return None
 
 
@@ -311,31 +315,31 @@ CC_LINES: Final[bytes] = _cc_lines()
 
 def _check_skipped(answer: Any) -> str | None:
     if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
-        return "Give the skipped line numbers as a list or set of ints, e.g. [1, 5]."
+        return N_("Give the skipped line numbers as a list or set of ints, e.g. [1, 5].")
     try:
         predicted = {int(n) for n in answer}
     except (TypeError, ValueError):
-        return "Give the skipped line numbers as ints, e.g. [1, 5]."
+        return N_("Give the skipped line numbers as ints, e.g. [1, 5].")
     session = import_claude_code(CC_LINES, name="session.jsonl")
     reasons = {s.line: s.reason for s in session.skipped}
     kept = {no for nos in session.message_lines for no in nos}
     out_of_range = sorted(n for n in predicted if n not in reasons and n not in kept)
     if out_of_range:
-        return f"The transcript has lines 1 to {session.line_count}; {out_of_range} are not among them."
+        return _("The transcript has lines 1 to {0}; {1} are not among them.").format(session.line_count, out_of_range)
     missed = sorted(set(reasons) - predicted)
     if missed:
         n = missed[0]
         more = f" ({len(missed) - 1} more skipped line(s) missing from your answer.)" if len(missed) > 1 else ""
-        return f"Line {n} is skipped too: {reasons[n]}.{more}"
+        return _("Line {0} is skipped too: {1}.{2}").format(n, reasons[n], more)
     wrongly = sorted(predicted - set(reasons))
     if wrongly:
         n = wrongly[0]
         which = next(i for i, nos in enumerate(session.message_lines) if n in nos)
         m = session.messages[which]
-        return (
-            f"Line {n} is kept: it is part of message {which} ({m.role}) of the API view. "
-            "The importer skips only what the model never saw as main-chain conversation."
-        )
+        return _(
+            "Line {0} is kept: it is part of message {1} ({2}) of the API view. The importer skips only what the "
+            "model never saw as main-chain conversation."
+        ).format(n, which, m.role)
     return None
 
 
