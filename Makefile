@@ -131,6 +131,8 @@ test-clients: $(CLIENTS_STAMP)
 # The documentation site in build/site/ (open build/site/index.html; no network at build or read time):
 # Sphinx + myst-nb + furo over the chapters' committed outputs (nothing is re-executed), docs/*.md,
 # bench/RESULTS.md, the README and the API reference of msgmodel.core; configuration in docs/site/.
+# The Chinese site beside it, build/site/zh/ (notebooks/zh/, docs/*.zh-CN.md, README.zh-CN.md), the same
+# pages at the same paths, a language switch on every page; its search segments Chinese with jieba.
 # tests/test_site.py (in `make unit`) builds it fresh and checks every link; the browser read is in test-browser.
 html: venv
 	$(PY) scripts/build_site.py
@@ -146,7 +148,8 @@ cheatsheet: venv
 	$(CJK_FONT_DEB)
 	$(PY) scripts/build_cheatsheet.py
 
-# The core path as static reveal.js slides, build/slides/NN_*.slides.html, with reveal.js copied
+# The core path as static reveal.js slides, build/slides/NN_*.slides.html (the Chinese decks from
+# notebooks/zh/ in build/slides/zh/), with reveal.js copied
 # next to them from npm (slides/package-lock.json): they open from disk, with no network.
 slides/node_modules/.installed: slides/package.json slides/package-lock.json
 	cd slides && npm ci --no-audit --no-fund --loglevel=error

@@ -34,8 +34,7 @@ root_doc = "index"
 # The staging tree mirrors the whole repository; these are the pages.
 include_patterns = [
     "index.md",
-    "README.md",
-    "README.zh-CN.md",
+    "README.md",  # README.zh-CN.md is the Chinese site's README page (scripts/build_site.py)
     "notebooks/[0-9][0-9]_*.ipynb",
     "docs/*.md",
     "bench/RESULTS.md",

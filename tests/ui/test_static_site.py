@@ -1,10 +1,12 @@
-"""``make html``: the documentation site read in headless Chromium with the network refused.
+"""``make html``: the documentation site, English and Chinese, read in headless Chromium with the network refused.
 
 The site is built into ``build/site/`` (``scripts/build_site.py``, incremental) and served by a
 ``http.server`` on 127.0.0.1; every request to any other host is aborted and recorded, and none may
 be attempted. The reader opens the index, follows "next" through every chapter in order and "previous"
 back, sees the widgets' static fallbacks in the chapters that have widgets, runs a search, and
-opens the API reference. Screenshots go to ``build/screenshots/site-*.png``. The link check of the
+opens the API reference. On the Chinese site (``build/site/zh/``) it switches a chapter to Chinese and
+back, asks Chromium which faces drew the Chinese (a CJK one, no tofu), and searches for 判别联合.
+Screenshots go to ``build/screenshots/site-*.png``. The link check of the
 built pages (every href, src and anchor) is ``tests/test_site.py``.
 """
 
