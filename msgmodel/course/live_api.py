@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from msgmodel.core.protocol import hint_for, validate_request
+from msgmodel.course.i18n import _
 
 __all__ = [
     "Agreement",
@@ -173,23 +174,23 @@ class OpenQuestions:
         return len(self.questions)
 
     def __repr__(self) -> str:
-        lines = [f"Open questions: no live answer captured ({len(self.questions)}); validate gives our reading"]
+        lines = [_("Open questions: no live answer captured ({n}); validate gives our reading").format(n=len(self))]
         for q in self.questions:
             lines.append(f"  {q.id} ({q.rule}): {q.question}")
-            lines.append(f"      request:  {request_summary(q.body)}")
-            lines.append(f"      validate: {q.validate_text}  (our reading, not the live API's)")
+            lines.append("      " + _("request:  {summary}").format(summary=request_summary(q.body)))
+            lines.append(f"      validate: {q.validate_text}  " + _("(our reading, not the live API's)"))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        head = "<tr><th>open question</th><th>request</th><th>validate (our reading)</th></tr>"
+        head = f"<tr><th>{_('open question')}</th><th>{_('request')}</th><th>{_('validate (our reading)')}</th></tr>"
         rows = "".join(
             f"<tr><td><b>{_esc(q.id)}</b> ({_esc(q.rule)}): {_esc(q.question)}</td>"
             f"<td><code>{_esc(request_summary(q.body))}</code></td><td><code>{_esc(q.validate_text)}</code></td></tr>"
             for q in self.questions
         )
         return (
-            f'{_CSS}<table class="mm-live mm-live-open"><caption style="text-align:left"><b>Open questions</b>: '
-            f"no live answer captured</caption>{head}{rows}</table>"
+            f'{_CSS}<table class="mm-live mm-live-open"><caption style="text-align:left">'
+            f"{_('<b>Open questions</b>: no live answer captured')}</caption>{head}{rows}</table>"
         )
 
 
@@ -211,7 +212,9 @@ class Agreement:
         return self.agreeing == len(self.captures)
 
     def _title(self) -> str:
-        return f"validate vs the live API: {self.agreeing} of {len(self.captures)} public captures agree byte for byte"
+        return _("validate vs the live API: {agreeing} of {n} public captures agree byte for byte").format(
+            agreeing=self.agreeing, n=len(self.captures)
+        )
 
     def summary(self) -> AgreementSummary:
         """The short view: the count, what the evidence is, and one line per capture."""
@@ -222,20 +225,21 @@ class Agreement:
         for c in self.captures:
             mark = "✓" if c.agrees else "✗"
             lines.append(f"{mark} {c.rule}: {request_summary(c.body)}")
-            lines.append(f"      {'captured (ids filled in)' if c.filled else 'captured, verbatim'}: {c.live_answer}")
-            lines.append(f"      validate: {'same' if c.agrees else c.validate_text}")
-            lines.append(f"      source:   {c.source}")
+            captured = _("captured (ids filled in)") if c.filled else _("captured, verbatim")
+            lines.append(f"      {captured}: {c.live_answer}")
+            lines.append(f"      validate: {_('same') if c.agrees else c.validate_text}")
+            lines.append("      " + _("source:   {source}").format(source=c.source))
         return "\n".join(lines) + "\n\n" + repr(self.open_questions)
 
     def _repr_html_(self) -> str:
         head = (
-            "<tr><th>rule</th><th>request</th><th>live API (captured)</th><th>validate</th>"
-            "<th>agree</th><th>public source</th></tr>"
+            f"<tr><th>{_('rule')}</th><th>{_('request')}</th><th>{_('live API (captured)')}</th><th>validate</th>"
+            f"<th>{_('agree')}</th><th>{_('public source')}</th></tr>"
         )
         rows = "".join(
             f"<tr><td>{_esc(c.rule)}</td><td><code>{_esc(request_summary(c.body))}</code></td>"
-            f"<td><code>{_esc(c.live_answer)}</code>{' (ids filled in)' if c.filled else ''}</td>"
-            f"<td><code>{_esc('same' if c.agrees else c.validate_text)}</code></td>"
+            f"<td><code>{_esc(c.live_answer)}</code>{_(' (ids filled in)') if c.filled else ''}</td>"
+            f"<td><code>{_esc(_('same') if c.agrees else c.validate_text)}</code></td>"
             f'<td class="{"ok" if c.agrees else "ko"}">{"✓" if c.agrees else "✗"}</td>'
             f"<td>{_source_html(c.source, c.urls)}</td></tr>"
             for c in self.captures
@@ -265,9 +269,15 @@ class AgreementSummary:
         width = max(len(c.rule) for c in caps) + 4
         lines = [
             a._title(),
-            f"  {refused} refusals and {len(caps) - refused} acceptance; {len(caps) - filled} texts verbatim, "
-            f"{filled} quoted with placeholders (ids, message numbers) we filled in for the request;",
-            f"  {len(caps) - rebuilt} requests known exactly, {rebuilt} reconstructed from the report",
+            "  "
+            + _(
+                "{refused} refusals and {accepted} acceptance; {verbatim} texts verbatim, "
+                "{filled} quoted with placeholders (ids, message numbers) we filled in for the request;"
+            ).format(refused=refused, accepted=len(caps) - refused, verbatim=len(caps) - filled, filled=filled),
+            "  "
+            + _("{exact} requests known exactly, {rebuilt} reconstructed from the report").format(
+                exact=len(caps) - rebuilt, rebuilt=rebuilt
+            ),
         ]
         for (status, rule), group in rows.items():
             c = group[0]
@@ -276,7 +286,11 @@ class AgreementSummary:
             )
             name = f"{rule} ×{len(group)}" if len(group) > 1 else rule
             lines.append(f"{'✓' if all(g.agrees for g in group) else '✗'} {status} {name:<{width}} {what}")
-        lines.append(f"not captured: {len(a.open_questions)} open questions, answered by our reading (listed apart)")
+        lines.append(
+            _("not captured: {n} open questions, answered by our reading (listed apart)").format(
+                n=len(a.open_questions)
+            )
+        )
         return "\n".join(lines)
 
 
