@@ -325,3 +325,14 @@ def test_the_chinese_search_page_defines_the_stemmer_it_uses(site: Path) -> None
         script = (lang_dir / "_static" / "language_data.js").read_text(encoding="utf-8")
         named = re.search(r"window\.Stemmer = (\w+);", script)
         assert named and re.search(rf"\b(?:var|let|const)\s+{named[1]}\s*=", script), lang_dir
+
+
+def test_the_readmes_link_to_each_other_across_the_sites(site: Path, pages: dict[Path, Page]) -> None:
+    """README.md links to README.zh-CN.md and notebooks/zh/: on the site, to the Chinese site's pages; the
+    Chinese README's "English" link (to README.md, whose place it holds there) to the English README."""
+    english = pages[site / "README.html"].links
+    assert "zh/README.html" in english and "zh/notebooks/00_start_here.html" in english, english
+    chinese = pages[site / build_site.ZH / "README.html"].links
+    assert "../README.html" in chinese
+    chapter_map = pages[site / build_site.ZH / "notebooks" / "00_start_here.html"].links
+    assert "00_start_here.html" in chapter_map or "#" in chapter_map  # a chapter's link to itself stays Chinese

@@ -157,18 +157,29 @@ class ChineseLinks(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         chinese = (self.config.language or "en").startswith("zh")
+        up = "../" * self.env.docname.count("/")
+        # a page made from ``<name>.zh-CN.md`` (a chapter from notebooks/zh/ links to itself as itself)
+        beside_english = self.env.doc2path(self.env.docname).suffix == ".md"
         for node in list(self.document.findall(addnodes.pending_xref)):
-            if node.get("reftype") != "myst" or node.get("reftarget") in self.env.all_docs:
+            if node.get("reftype") != "myst":
                 continue
-            page = chinese_page(str(node.get("reftarget", "")))
+            target = str(node.get("reftarget", ""))
+            if chinese and beside_english and target == self.env.docname and not node.get("reftargetid"):
+                # A Chinese edition linking to its own English original (README.zh-CN.md's "English" →
+                # README.md) would link to itself, as it holds the original's place: it means the English page.
+                node.replace_self(self._link(node, f"{up}../{target}.html"))
+                continue
+            page = chinese_page(target) if target not in self.env.all_docs else None
             if page is None:
                 continue
             if chinese:
                 node["reftarget"] = page  # the page is in this site: MyST links it as any other
-                continue
-            up = "../" * self.env.docname.count("/")
-            link = nodes.reference("", "", *node.children, internal=False, refuri=f"{up}{CHINESE}/{page}.html")
-            node.replace_self(link)
+            else:
+                node.replace_self(self._link(node, f"{up}{CHINESE}/{page}.html"))
+
+    @staticmethod
+    def _link(node: addnodes.pending_xref, uri: str) -> nodes.reference:
+        return nodes.reference("", "", *node.children, internal=False, refuri=uri)
 
 
 class SearchChinese(sphinx.search.zh.SearchChinese):
