@@ -24,7 +24,8 @@
   the other language, which ``_templates/sidebar/language-switch.html`` shows under the site's name.
   A link to a Chinese file (the README's ``README.zh-CN.md``, ``notebooks/zh/00_start_here.ipynb``) leads
   to its page on the Chinese site: from the English site across (``zh/README.html``), on the Chinese site
-  to the page that holds it (``notebooks/00_start_here``). ``chinese_page`` says which page that is.
+  to the page that holds it (``notebooks/00_start_here``). ``chinese_page`` says which page that is. And a
+  Chinese document's links to the English (its original, an English chapter) go across to the English site.
 """
 
 from __future__ import annotations
@@ -164,9 +165,11 @@ class ChineseLinks(SphinxPostTransform):
             if node.get("reftype") != "myst":
                 continue
             target = str(node.get("reftarget", ""))
-            if chinese and beside_english and target == self.env.docname and not node.get("reftargetid"):
-                # A Chinese edition linking to its own English original (README.zh-CN.md's "English" →
-                # README.md) would link to itself, as it holds the original's place: it means the English page.
+            # A Chinese document links to its English original (README.zh-CN.md's "English" → README.md)
+            # and to the English chapters (notebooks/NN_*.ipynb; the Chinese ones are notebooks/zh/): on
+            # the Chinese site those paths hold the Chinese pages, so the link goes across.
+            english = target == self.env.docname or (target.startswith("notebooks/") and target in self.env.all_docs)
+            if chinese and beside_english and english and not node.get("reftargetid"):
                 node.replace_self(self._link(node, f"{up}../{target}.html"))
                 continue
             page = chinese_page(target) if target not in self.env.all_docs else None
