@@ -6,7 +6,8 @@ count sees a second page. The font sizes are measured in Chromium with print med
 the PDF is printed from): body text at ``BODY_PT`` (9 pt) or more, code at 8 pt or more. The
 screen version, at 1280×800, must use both columns and balance them (before, ``column-fill: auto``
 with no page height put everything in the left column); its screenshot and the PDF's page are in
-build/screenshots/.
+build/screenshots/. The Chinese handout, docs/cheatsheet.zh-CN.md, prints on one page with a CJK font
+from Debian (fonts-noto-cjk).
 """
 
 from __future__ import annotations
@@ -120,3 +121,20 @@ def test_the_screen_version_uses_both_columns(handout_html: Path) -> None:
     assert 0.75 <= cols["leftHeight"] / cols["rightHeight"] <= 1.33, f"the columns are not balanced: {cols}"
     assert not cols["overflowX"], cols
     assert narrow["right"] == 0 and not narrow["overflowX"], f"a phone should get one column: {narrow}"
+
+
+def test_the_chinese_cheat_sheet_prints_on_one_a4_page_in_a_cjk_font(record_property: pytest.RecordProperty) -> None:
+    """docs/cheatsheet.zh-CN.md: one page, and its Chinese set in Noto Sans CJK (Debian's fonts-noto-cjk), not boxes.
+
+    The PDF names the fonts Chromium embedded: a CJK face must be among them, as it is only when a
+    glyph of the page needed it.
+    """
+    pdf, pages, chars = build_cheatsheet.build(build_cheatsheet.ZH_SOURCE, lang="zh-CN")
+    record_property("pages", pages)
+    record_property("chinese_characters", chars)
+    print(f"\n{pdf.relative_to(ROOT)}: {pages} page(s), {chars} Chinese characters")
+    assert pages == build_cheatsheet.ZH_MAX_PAGES == 1, f"{pages} pages"
+    assert chars > 1000
+    fonts = build_cheatsheet.pdf_fonts(pdf.read_bytes())
+    assert any(f.startswith("NotoSansCJK") for f in fonts), fonts
+    assert any(f.startswith("DejaVuSansMono") for f in fonts), fonts  # code keeps the English sheet's face
