@@ -157,6 +157,7 @@ ALIASES = "heading-aliases.json"
 def heading_text(markdown: str) -> str:
     """A heading as a reader sees it (and JupyterLab ids it): code, emphasis and link markup dropped."""
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    text = re.sub(r"<a id=\"[^\"]*\"></a>", "", text)  # an explicit anchor (the Chinese heading's English id)
     return re.sub(r"[`*]|(?<!\w)_|_(?!\w)", "", text).strip()
 
 
@@ -168,7 +169,14 @@ def heading_aliases(english: Path, chinese: Path) -> dict[str, str]:
     English id an alias of the Chinese section, so the link lands where it does in English.
     """
     cells = [json.loads(p.read_text(encoding="utf-8"))["cells"] for p in (english, chinese)]
-    texts = [["".join(c["source"]) for c in cs if c.get("cell_type") == "markdown"] for cs in cells]
+    texts = [
+        [
+            "".join(c["source"])
+            for c in cs
+            if c.get("cell_type") == "markdown" and "locale" not in c["metadata"].get("tags", ())
+        ]
+        for cs in cells
+    ]  # the Chinese chapter's own cell (tag ``locale``: which edition this is) has no English twin
     aliases: dict[str, str] = {}
     for en, zh in zip(*texts, strict=False):
         en_heads, zh_heads = HEADING.findall(en), HEADING.findall(zh)

@@ -4,9 +4,9 @@ one entry per block, in step with the English, complete, within the glossary, an
 
 A changed English block turns its entry fuzzy and the Chinese document shows that block in English
 under the marker, until someone reviews it (shown here on a copy of the catalog). The Chinese cheat sheet
-keeps what the English one's tests hold it to: the two pairing errors verbatim, every constructor and
-reader named, every drill question of chapter 06 (in the Chinese the chapter shows) in bold. Its printed
-page is tests/ui/test_cheatsheet_pdf.py.
+keeps what the English one's tests hold it to: the pairing errors verbatim, every constructor and
+reader named (the drill questions moved on main to docs/interview-answers.md, which has no Chinese
+edition yet). Its printed page is tests/ui/test_cheatsheet_pdf.py.
 """
 
 from __future__ import annotations
@@ -94,14 +94,6 @@ def test_the_chinese_sheet_quotes_the_errors_verbatim_and_names_the_model() -> N
     assert _fences(_sheet()) == _fences(english)
     for name in [*CONSTRUCTORS, *READERS]:
         assert f"`{name}`" in _sheet(), name
-
-
-def test_the_chinese_sheet_asks_the_drill_questions_the_chinese_chapter_asks() -> None:
-    with i18n.using("zh_CN"):
-        questions = [i18n._(d.question) for d in DRILL]
-    assert all(re.search(r"[\u4e00-\u9fff]", q) for q in questions), "the course catalog translates the drill"
-    missing = [q for q in questions if f"**{q}**" not in _sheet()]
-    assert not missing, missing
 
 
 def test_the_chinese_guide_keeps_every_answer_key_block() -> None:

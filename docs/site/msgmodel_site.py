@@ -81,8 +81,8 @@ def add_jupyter_anchors(app: Sphinx, doctree: nodes.document) -> None:
         app.env.note_dependency(str(Path(app.srcdir) / HEADING_ALIASES))  # re-read when the aliases change
     for line, section_id, text in list(slugs.values()):
         slugs.setdefault(jupyter_anchor(text), (line, section_id, text))
-        if text in english:
-            slugs.setdefault(jupyter_anchor(english[text]), (line, section_id, text))
+        if text.strip() in english:  # (MyST keeps the space before a heading's inline HTML anchor)
+            slugs.setdefault(jupyter_anchor(english[text.strip()]), (line, section_id, text))
 
 
 def drop_widget_state(app: Sphinx, docname: str, source: list[str]) -> None:
