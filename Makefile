@@ -46,6 +46,7 @@ notebooks: venv
 # catalog compiled (scripts/translations.py). `--check` lists what is untranslated or fuzzy.
 translations: venv
 	$(PY) scripts/translations.py
+	$(PY) scripts/doc_translations.py
 
 # Blank copies of the chapters for a class, in build/student/ (the Chinese edition in build/student/zh/): outputs cleared, exercises as
 # placeholders (scripts/build_student.py says why). The answer key is docs/teacher-guide.md.
@@ -67,6 +68,7 @@ CHROMIUM_DEB = @if [ ! -x /usr/bin/chromium ]; then \
 	fi
 test-browser: venv slides/node_modules/.installed
 	$(CHROMIUM_DEB)
+	$(CJK_FONT_DEB)
 	$(PY) -m pytest tests/ui --run-ui -m ui -q -p no:cacheprovider
 
 # Every chapter run in a fresh venv made from requirements.txt alone (what a class image
@@ -144,6 +146,8 @@ test-clients: $(CLIENTS_STAMP)
 # The documentation site in build/site/ (open build/site/index.html; no network at build or read time):
 # Sphinx + myst-nb + furo over the chapters' committed outputs (nothing is re-executed), docs/*.md,
 # bench/RESULTS.md, the README and the API reference of msgmodel.core and msgmodel.api; configuration in docs/site/.
+# The Chinese site beside it, build/site/zh/ (notebooks/zh/, docs/*.zh-CN.md, README.zh-CN.md), the same
+# pages at the same paths, a language switch on every page; its search segments Chinese with jieba.
 # tests/test_site.py (in `make unit`) builds it fresh and checks every link; the browser read is in test-browser.
 html: venv
 	$(PY) scripts/build_site.py
@@ -151,8 +155,14 @@ html: venv
 # The class handout, docs/cheatsheet.md, printed to build/cheatsheet.pdf (one A4 page) by Debian's headless
 # chromium; the interview sheet, docs/interview-answers.md, and the students' exit ticket, docs/exit-ticket.md,
 # beside it (build/interview-answers.pdf, build/exit-ticket.pdf).
+# The Chinese handout, docs/cheatsheet.zh-CN.md, is printed to build/cheatsheet.zh-CN.pdf (one page) with Debian's
+# CJK font, installed with apt when fontconfig knows no Chinese font (CI runs as root).
+CJK_FONT_DEB = @if ! fc-list :lang=zh family 2>/dev/null | grep -q .; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-noto-cjk; \
+	fi
 cheatsheet: venv
 	$(CHROMIUM_DEB)
+	$(CJK_FONT_DEB)
 	$(PY) scripts/build_cheatsheet.py
 
 # What a teacher checks the day before the class (scripts/check_class.py; the guide's checklist names each check):
@@ -167,6 +177,7 @@ check-class: venv slides/node_modules/.installed
 # them from npm (slides/package-lock.json): they open from disk, with no network. Live: build/slides/NN_*.ipynb
 # (and rise.css), presented with RISE under `make lab`. Diagrams are the SVGs in docs/diagrams/, drawn by
 # `python scripts/diagrams.py --write` with mermaid from the same npm lock in Debian's chromium.
+# The Chinese static decks, from notebooks/zh/, are in build/slides/zh/.
 slides/node_modules/.installed: slides/package.json slides/package-lock.json
 	cd slides && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@

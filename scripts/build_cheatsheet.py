@@ -10,8 +10,15 @@ The handout must print on one page (``SHEETS``); the interview sheet, docs/inter
 sentences for each of chapter 06's drill questions), on at most two; the students' exit ticket,
 docs/exit-ticket.md, on one, in one column.
 
-    python scripts/build_cheatsheet.py            # prints "build/cheatsheet.pdf: 1 page(s), N words" per sheet
+The Chinese sheet, docs/cheatsheet.zh-CN.md (made from the English one and its catalog by
+``scripts/doc_translations.py``), is printed the same way to build/cheatsheet.zh-CN.pdf, on one page,
+its Chinese set in Noto Sans CJK SC from Debian's fonts-noto-cjk (``make cheatsheet`` installs it when
+``fc-list`` knows no Chinese font; without one Chromium would print boxes). Latin text and code keep
+the English sheet's faces.
+
+    python scripts/build_cheatsheet.py            # "build/cheatsheet.pdf: 1 page(s), N words", each sheet
     python scripts/build_cheatsheet.py --html     # the HTML only (no Chromium needed)
+    python scripts/build_cheatsheet.py --lang zh  # one language only (en, zh; default both)
 """
 
 from __future__ import annotations
@@ -38,6 +45,9 @@ SHEETS: dict[Path, int] = {SOURCE: MAX_PAGES, INTERVIEW: 2, TICKET: 1}
 """Each sheet and the pages it may print on."""
 ONE_COLUMN = {TICKET.stem}
 """Sheets printed in one column: the exit ticket leaves room to write."""
+ZH_SOURCE = ROOT / "docs" / "cheatsheet.zh-CN.md"
+ZH_MAX_PAGES = 1
+CJK_FONT = "Noto Sans CJK SC"  # Debian: fonts-noto-cjk
 TIMEOUT_S = 120
 BODY_PT = 9.0
 """The body text's size: readable on a photocopy (tests/ui/test_cheatsheet_pdf.py measures it in Chromium)."""
@@ -71,18 +81,29 @@ svg { display: block; width: 100%; height: auto; max-width: 95mm; }
 """
 
 
-def render_html(markdown: str, *, title: str = "msgmodel class handout", base: Path = SOURCE.parent) -> str:
+CSS_ZH = f"""
+html {{ font-family: "DejaVu Sans", "Liberation Sans", "{CJK_FONT}", sans-serif; line-height: 1.3; }}
+code {{ font-family: "DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono CJK SC", "{CJK_FONT}", monospace; }}
+"""
+"""The Chinese sheet: Chinese set in the CJK face (Latin and code as in English), lines a little taller."""
+
+
+def render_html(
+    markdown: str, *, title: str = "msgmodel class handout", base: Path = SOURCE.parent, lang: str = "en"
+) -> str:
     """The sheet as one self-contained HTML page styled for an A4 print (and two columns on screen).
 
     A markdown image of a local ``.svg`` (relative to ``base``) is inlined, so the page loads nothing.
+    ``lang`` ``zh-CN``: the Chinese sheet (CJK face).
     """
     body = MarkdownIt("commonmark").enable("table").render(markdown)
     body = re.sub(r'<pre><code class="language-(\w+)">', r'<pre class="\1"><code class="language-\1">', body)
     body = re.sub(r"<p><img [^>]*></p>", lambda m: _inline_svg(m[0], base), body)
+    css = CSS + (CSS_ZH if lang.startswith("zh") else "")
     return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
+        f"<title>{html.escape(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )
 
 
@@ -102,6 +123,26 @@ def count_words(markdown: str) -> int:
     """Words a reader sees: HTML comments dropped, markdown punctuation is not a word."""
     text = re.sub(r"<!--.*?-->", " ", markdown, flags=re.S)
     return len(re.findall(r"[A-Za-z0-9][\w'’./-]*", text))
+
+
+def count_chinese(markdown: str) -> int:
+    """Chinese characters a reader sees (HTML comments dropped)."""
+    text = re.sub(r"<!--.*?-->", " ", markdown, flags=re.S)
+    return len(re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]", text))
+
+
+def pdf_fonts(pdf: bytes) -> list[str]:
+    """The fonts a PDF embeds (``/BaseFont``, ``/FontName``), subset prefixes dropped: what Chromium printed with."""
+    names = re.findall(rb"/(?:BaseFont|FontName)\s*/([^\s/<>\[\]()]+)", pdf)
+    return sorted({name.decode().split("+")[-1] for name in names})
+
+
+def has_chinese_font() -> bool:
+    """Whether fontconfig knows a font covering Chinese (``fc-list :lang=zh``)."""
+    if shutil.which("fc-list") is None:
+        return False
+    done = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True, check=False)
+    return bool(done.stdout.strip())
 
 
 def count_pages(pdf: bytes) -> int:
@@ -132,19 +173,30 @@ def print_pdf(html_path: Path, pdf_path: Path) -> None:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def build(source: Path = SOURCE, out: Path = BUILD, *, pdf: bool = True) -> tuple[Path, int, int]:
-    """Write ``<stem>.html`` (and ``<stem>.pdf``) into ``out``: (path, pages, words); pages 0 without PDF."""
+def build(source: Path = SOURCE, out: Path = BUILD, *, pdf: bool = True, lang: str = "en") -> tuple[Path, int, int]:
+    """Write ``<stem>.html`` (and ``<stem>.pdf``) into ``out``: (path, pages, words); pages 0 without PDF.
+
+    ``lang="zh-CN"`` (docs/cheatsheet.zh-CN.md): words are the Chinese characters, the PDF needs a CJK font.
+    """
     markdown = source.read_text(encoding="utf-8")
     out.mkdir(parents=True, exist_ok=True)
+    chinese = lang.startswith("zh")
     html_path = out / f"{source.stem}.html"
-    title = "msgmodel class handout" if source.stem == SOURCE.stem else f"msgmodel: {source.stem.replace('-', ' ')}"
-    page = render_html(markdown, title=title, base=source.parent)
+    if chinese:
+        title = "msgmodel 速查表"
+    elif source.stem == SOURCE.stem:
+        title = "msgmodel class handout"
+    else:
+        title = f"msgmodel: {source.stem.replace('-', ' ')}"
+    page = render_html(markdown, title=title, base=source.parent, lang=lang)
     if source.stem in ONE_COLUMN:
         page = page.replace("</style>", "body { column-count: 1; } h2 { margin-top: 4mm; }\n</style>")
     html_path.write_text(page, encoding="utf-8")
-    words = count_words(markdown)
+    words = count_chinese(markdown) if chinese else count_words(markdown)
     if not pdf:
         return html_path, 0, words
+    if chinese and not has_chinese_font():
+        raise SystemExit("no Chinese font: `apt-get install -y fonts-noto-cjk` (make cheatsheet installs it)")
     pdf_path = out / f"{source.stem}.pdf"
     print_pdf(html_path, pdf_path)
     return pdf_path, count_pages(pdf_path.read_bytes()), words
@@ -153,15 +205,20 @@ def build(source: Path = SOURCE, out: Path = BUILD, *, pdf: bool = True) -> tupl
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--html", action="store_true", help="write the HTML only")
+    ap.add_argument("--lang", choices=("en", "zh", "both"), default="both", help="which sheet (default: both)")
     args = ap.parse_args(argv)
     status = 0
-    for source, max_pages in SHEETS.items():
-        path, pages, words = build(source, pdf=not args.html)
+    sheets = [("en", source, max_pages, "words") for source, max_pages in SHEETS.items()]
+    sheets.append(("zh-CN", ZH_SOURCE, ZH_MAX_PAGES, "Chinese characters"))
+    for lang, source, max_pages, unit in sheets:
+        if args.lang != "both" and not lang.startswith(args.lang):
+            continue
+        path, pages, words = build(source, pdf=not args.html, lang=lang)
         rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
         if args.html:
-            print(f"{rel}: {words} words")
+            print(f"{rel}: {words} {unit}")
             continue
-        print(f"{rel}: {pages} page(s), {words} words")
+        print(f"{rel}: {pages} page(s), {words} {unit}")
         if pages > max_pages:
             print(f"{source.name} must print on at most {max_pages} A4 page(s)", file=sys.stderr)
             status = 1

@@ -14,12 +14,24 @@ repository (the pages themselves copied), so that the pages' relative links (``.
 ``../msgmodel/core/compact.py``) resolve on the site as in the repository, plus ``index.md`` and the
 generated ``api/*.rst``; then it runs ``sphinx-build -W --keep-going`` (doctrees in
 ``build/site-doctrees/``). Nothing is fetched from the network, at build time or when the pages are read.
+
+**The Chinese site**, ``build/site/zh/``, is built next (Sphinx builds one language at a time) from a
+second staging tree, ``build/site-zh-src/``: the same pages at the same paths, each replaced by its
+Chinese edition where one exists (``chinese_pages``: ``notebooks/zh/NN_*.ipynb``, the documents'
+``docs/*.zh-CN.md``, ``README.zh-CN.md``, ``docs/site/index.zh-CN.md``), so every relative link
+means what it means in English, and every page of one site has its twin at the same path in the
+other: the language switch of every page (``msgmodel_site``) leads to the same page in the other
+language. Its search segments Chinese with ``jieba`` (Sphinx's ``zh_CN`` search), which also learns
+the glossary's terms (``jieba_dictionary``), so that 判别联合 is one word, as a reader types it.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import logging
+import re
 import runpy
 import shutil
 import sys
@@ -31,6 +43,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "docs" / "site"
 BUILD = ROOT / "build"
 SITE = BUILD / "site"
+ZH = "zh"  # the Chinese site: build/site/zh/
+ZH_LANGUAGE = "zh_CN"
+ZH_TITLE = "msgmodel：智能体聊天消息的统一内容模型"
 CORE = ROOT / "msgmodel" / "core"
 API = ROOT / "msgmodel" / "api"
 
@@ -119,8 +134,96 @@ def refuse_foreign(path: Path, *markers: str) -> None:
         raise SystemExit(f"refusing to empty {path}: it is not a directory this script built (no {markers[0]})")
 
 
-def stage(src: Path) -> None:
+def dotdot(text: str) -> str:
+    """A Chinese chapter's links as the English one's: the chapter is in ``notebooks/zh/``, its page is not."""
+    return re.sub(r"(\]\(|href=\"|src=\")\.\./\.\./", r"\1../", text)
+
+
+def chinese_notebook(path: Path) -> str:
+    """``notebooks/zh/<stem>.ipynb`` as the Chinese site's page ``notebooks/<stem>.ipynb`` (links one level up)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            text = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            cell["source"] = dotdot(text)
+    return json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
+
+
+HEADING = re.compile(r"^#{1,6} +(.+?)\s*#*\s*$", re.M)
+ALIASES = "heading-aliases.json"
+"""In the Chinese staging tree: each chapter's Chinese heading texts → the English ones they translate."""
+
+
+def heading_text(markdown: str) -> str:
+    """A heading as a reader sees it (and JupyterLab ids it): code, emphasis and link markup dropped."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    text = re.sub(r"<a id=\"[^\"]*\"></a>", "", text)  # an explicit anchor (the Chinese heading's English id)
+    return re.sub(r"[`*]|(?<!\w)_|_(?!\w)", "", text).strip()
+
+
+def heading_aliases(english: Path, chinese: Path) -> dict[str, str]:
+    """Chinese heading → the English heading of the same place (markdown cells in order, headings in order).
+
+    A chapter links to another's section by its English JupyterLab id (``00_start_here.ipynb#Chapter-map``);
+    the Chinese chapter keeps the link and titles the section in Chinese. ``msgmodel_site`` makes the
+    English id an alias of the Chinese section, so the link lands where it does in English.
+    """
+    cells = [json.loads(p.read_text(encoding="utf-8"))["cells"] for p in (english, chinese)]
+    texts = [
+        [
+            "".join(c["source"])
+            for c in cs
+            if c.get("cell_type") == "markdown" and "locale" not in c["metadata"].get("tags", ())
+        ]
+        for cs in cells
+    ]  # the Chinese chapter's own cell (tag ``locale``: which edition this is) has no English twin
+    aliases: dict[str, str] = {}
+    for en, zh in zip(*texts, strict=False):
+        en_heads, zh_heads = HEADING.findall(en), HEADING.findall(zh)
+        if len(en_heads) == len(zh_heads):
+            for a, b in zip(en_heads, zh_heads, strict=True):
+                aliases.setdefault(heading_text(b), heading_text(a))
+    return aliases
+
+
+def chinese_pages() -> dict[str, Path]:
+    """The pages that have a Chinese edition: the page's path on both sites → the Chinese source."""
+    pages: dict[str, Path] = {"index.md": CONF / "index.zh-CN.md"}
+    for zh in sorted((ROOT / "notebooks" / ZH).glob("[0-9][0-9]_*.ipynb")):
+        if (ROOT / "notebooks" / zh.name).is_file():
+            pages[f"notebooks/{zh.name}"] = zh
+    for zh in sorted((ROOT / "docs").glob(f"*{ZH_DOC_SUFFIX}")):
+        pages[f"docs/{zh.name.removesuffix(ZH_DOC_SUFFIX)}.md"] = zh
+    if (ROOT / "README.zh-CN.md").is_file():
+        pages["README.md"] = ROOT / "README.zh-CN.md"
+    return pages
+
+
+ZH_DOC_SUFFIX = ".zh-CN.md"
+
+
+def jieba_dictionary(path: Path) -> Path:
+    """A jieba user dictionary of the glossary's Chinese terms (``判别联合``, ``工具结果``…): one word each."""
+    import translations
+
+    try:
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)  # not its "Building prefix dict…" debug lines on every build
+    except ImportError:  # Sphinx then indexes Chinese without segmenting it: the search finds little
+        pass
+    words = sorted(
+        {r for t in translations.glossary() for r in t.renderings if translations.chinese_characters(r) >= 2}
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{w} 1000 n\n" for w in words), encoding="utf-8")
+    return path
+
+
+def stage(src: Path, *, chinese: bool = False) -> None:
     """Lay out the Sphinx source tree ``src``: the repository, the root page, the API pages.
+
+    ``chinese``: every page that has a Chinese edition holds it instead (``chinese_pages``).
 
     The pages are copied (with their times, so that Sphinx rebuilds only what changed): MyST resolves a
     symlinked page to its real path, and its relative links would then point outside the source tree.
@@ -153,19 +256,24 @@ def stage(src: Path) -> None:
     api.mkdir()
     for name, text in api_pages().items():
         (api / name).write_text(text, encoding="utf-8")
+    if chinese:
+        aliases: dict[str, dict[str, str]] = {}
+        for page, zh in chinese_pages().items():
+            staged = src / page
+            staged.unlink(missing_ok=True)
+            if zh.suffix == ".ipynb":
+                staged.write_text(chinese_notebook(zh), encoding="utf-8")
+                aliases[page.removesuffix(".ipynb")] = heading_aliases(ROOT / page, zh)
+            else:
+                shutil.copyfile(zh, staged)
+            shutil.copystat(zh, staged)  # Sphinx rebuilds a page when its time changes
+        (src / ALIASES).write_text(json.dumps(aliases, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
-def build(out: Path = SITE, *, fresh: bool = False, quiet: bool = True) -> None:
-    """Build the site into ``out``; raise ``SystemExit`` when Sphinx reports a warning or an error."""
+def sphinx(src: Path, out: Path, doctrees: Path, *, fresh: bool, quiet: bool, overrides: list[str]) -> None:
     from sphinx.cmd.build import build_main
 
-    src = out.parent / f"{out.name}-src"
-    doctrees = out.parent / f"{out.name}-doctrees"
-    refuse_foreign(out, ".buildinfo")  # Sphinx's own file at the root of every HTML build
-    stage(src)
-    if out.exists():  # no page of a removed document stays behind (the doctrees keep the build incremental)
-        shutil.rmtree(out)
-    args = ["-W", "--keep-going", "-b", "html", "-c", str(CONF), "-d", str(doctrees), str(src), str(out)]
+    args = ["-W", "--keep-going", "-b", "html", "-c", str(CONF), "-d", str(doctrees), *overrides, str(src), str(out)]
     if fresh:
         args.insert(0, "-E")
     if quiet:
@@ -175,15 +283,48 @@ def build(out: Path = SITE, *, fresh: bool = False, quiet: bool = True) -> None:
         raise SystemExit(f"sphinx-build failed (exit {status}); the warnings above are errors")
 
 
+def build(out: Path = SITE, *, fresh: bool = False, quiet: bool = True, chinese: bool = True) -> dict[str, float]:
+    """Build the site into ``out`` (and the Chinese one into ``out/zh``): seconds each build took.
+
+    ``SystemExit`` when Sphinx reports a warning or an error.
+    """
+    refuse_foreign(out, ".buildinfo")  # Sphinx's own file at the root of every HTML build
+    if out.exists():  # no page of a removed document stays behind (the doctrees keep the build incremental)
+        shutil.rmtree(out)
+    took: dict[str, float] = {}
+    started = time.monotonic()
+    src = out.parent / f"{out.name}-src"
+    stage(src)
+    sphinx(src, out, out.parent / f"{out.name}-doctrees", fresh=fresh, quiet=quiet, overrides=[])
+    took["en"] = time.monotonic() - started
+    if chinese:
+        started = time.monotonic()
+        src = out.parent / f"{out.name}-{ZH}-src"
+        stage(src, chinese=True)
+        words = jieba_dictionary(out.parent / f"{out.name}-{ZH}-jieba.txt")
+        overrides = [
+            "-D",
+            f"language={ZH_LANGUAGE}",
+            "-D",
+            f"html_title={ZH_TITLE}",
+            "-D",
+            f"html_search_options.dict={words}",
+        ]
+        sphinx(src, out / ZH, out.parent / f"{out.name}-{ZH}-doctrees", fresh=fresh, quiet=quiet, overrides=overrides)
+        took[ZH] = time.monotonic() - started
+    return took
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=SITE, help=f"output directory (default: {SITE.relative_to(ROOT)})")
     ap.add_argument("--fresh", action="store_true", help="re-read every page (sphinx-build -E)")
     args = ap.parse_args(argv)
-    started = time.monotonic()
-    build(args.out.resolve(), fresh=args.fresh, quiet=False)
-    pages = sum(1 for _ in args.out.rglob("*.html"))
-    print(f"{pages} pages in {args.out} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
+    took = build(args.out.resolve(), fresh=args.fresh, quiet=False)
+    zh = args.out / ZH
+    pages = sum(1 for p in args.out.rglob("*.html") if not p.is_relative_to(zh))
+    print(f"{pages} pages in {args.out} ({took['en']:.1f} s)", file=sys.stderr)
+    print(f"{sum(1 for _ in zh.rglob('*.html'))} pages in {zh} ({took[ZH]:.1f} s)", file=sys.stderr)
     return 0
 
 

@@ -30,8 +30,18 @@ from ``build/slides/reveal.js/``, copied from the npm package that ``slides/pack
 and widget-manager tags, which would come from a CDN. Widgets show their static HTML fallback.
 ``scripts/measure_slides.py`` measures every slide in Chromium; tests/ui/test_slide_fit.py holds the bounds.
 
-    python scripts/build_slides.py          # every chapter
+    python scripts/build_slides.py          # every chapter, English and Chinese
     python scripts/build_slides.py 01 04    # some chapters (by number prefix)
+    python scripts/build_slides.py --lang zh    # the Chinese decks only (en, zh, both: default both)
+
+The Chinese decks, ``build/slides/zh/NN_*.slides.html`` (and the live ``.ipynb``), are made from the
+Chinese chapters (``notebooks/zh/``, committed with their outputs like the English) by the same
+``deck_notebook`` with ``lang="zh"``. The slide texts of ``slides/decks/NN.toml`` are English and keyed
+by the English cells, so a Chinese deck does not use them: each core markdown cell of the Chinese
+chapter is the prose of the slide it opens (so the ``WORDS_MAX`` bound is not applied: Chinese has no
+spaces to count words by), the code and its evidence are laid out, folded and timed as in English,
+and every slide's notes hold its clock cue and, on a demo slide, the demo prompt, in Chinese
+(``LABELS``); the guide's prompts stay in the English notes.
 
 Open ``build/slides/NN_*.slides.html`` in a browser (from disk): arrow keys move, ``s`` opens the
 speaker notes, ``f`` full screen.
@@ -44,6 +54,7 @@ import copy
 import re
 import shutil
 import sys
+import time
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -80,9 +91,10 @@ HTML_ROWS = re.compile(r"<(?:tr|li|br|p|h[1-6]|pre)\b|class=\"mm-msg", re.I)
 SETUP_LINE = re.compile(r"(?:import |from \S+ import |#|$)")
 
 
-def exporter() -> SlidesExporter:
+def exporter(lang: str = "en") -> SlidesExporter:
     """nbconvert's reveal.js exporter, set up for local reveal.js on a 1280×800 canvas."""
     c = Config()
+    c.SlidesExporter.language_code = "zh" if lang == "zh" else "en"  # <html lang>: the browser picks CJK faces
     c.SlidesExporter.reveal_url_prefix = REVEAL_DIR
     c.SlidesExporter.reveal_theme = "white"
     c.SlidesExporter.reveal_transition = "none"
@@ -140,7 +152,25 @@ def prose_words(markdown: str) -> int:
     return sum(1 for token in text.split() if re.search(r"\w", token))
 
 
-def fold_label(source: str, metadata: dict[str, Any] | None = None) -> str | None:
+ZH_DIR = "zh"  # the Chinese chapters (notebooks/zh/) and their decks (build/slides/zh/)
+LABELS = {
+    "en": {
+        "hidden": "code, {n} lines, hidden in the notebook (click to show)",
+        "long": "code, {n} lines (click to show)",
+        "setup": "setup: imports, {n} lines (click to show)",
+    },
+    "zh": {
+        "hidden": "代码，{n} 行，在 notebook 中隐藏（点击展开）",
+        "long": "代码，{n} 行（点击展开）",
+        "setup": "准备：导入，{n} 行（点击展开）",
+        "clock": "**时间 {start}–{end}**（{lesson} 分钟的课）· 本章：{a}–{b} · 第 {n}/{total} 张",
+        "demo": "**演示**（`{cells}`）：运行之前，先请学生预测结果。",
+    },
+}
+"""What the deck itself writes (folded code, the Chinese notes' clock and demo lines), by language."""
+
+
+def fold_label(source: str, metadata: dict[str, Any] | None = None, lang: str = "en") -> str | None:
     """The summary a code cell shows collapsed, or None to show the code.
 
     A demo (tag ``demo``) is always shown; other cells fold when the notebook hides their input, or
@@ -149,12 +179,13 @@ def fold_label(source: str, metadata: dict[str, Any] | None = None) -> str | Non
     meta = metadata or {}
     tags = meta.get("tags", ())
     lines = source.splitlines()
+    words = LABELS[lang]
     if DEMO_TAG in tags:
         return None
     if "hide-input" in tags or meta.get("jupyter", {}).get("source_hidden"):
-        return f"code, {len(lines)} lines, hidden in the notebook (click to show)"
+        return words["hidden"].format(n=len(lines))
     if lines and all(SETUP_LINE.match(line.strip()) for line in lines):
-        return f"setup: imports, {len(lines)} lines (click to show)"
+        return words["setup"].format(n=len(lines))
     return None
 
 
@@ -246,9 +277,25 @@ def clock(minutes: float) -> str:
     return f"{m}:{s:02d}"
 
 
-def notes_markdown(slide: dict[str, Any], window: tuple[float, float], n: int, total: int) -> str:
+def notes_markdown(slide: dict[str, Any], window: tuple[float, float], n: int, total: int, lang: str = "en") -> str:
     """The speaker notes of one slide (see the module docstring)."""
     start, end = slide["clock"]
+    if lang == "zh":
+        words = LABELS["zh"]
+        zh = [
+            words["clock"].format(
+                start=clock(start),
+                end=clock(end),
+                lesson=LESSON_MINUTES,
+                a=f"{window[0]:.0f}",
+                b=f"{window[1]:.0f}",
+                n=n,
+                total=total,
+            )
+        ]
+        if slide["demo"]:
+            zh.append(words["demo"].format(cells=", ".join(slide["demo"])))
+        return "\n\n".join(zh)
     parts = [
         f"**Clock {clock(start)}–{clock(end)}** of the {LESSON_MINUTES}-minute lesson · this chapter: "
         f"{window[0]:.0f}–{window[1]:.0f} · slide {n}/{total}"
@@ -271,14 +318,16 @@ def _type(cell: nbformat.NotebookNode) -> str:
     return str(cell.metadata.get("slideshow", {}).get("slide_type", "-"))
 
 
-def deck_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
+def deck_notebook(nb: nbformat.NotebookNode, stem: str, lang: str = "en") -> nbformat.NotebookNode:
     """The deck of chapter ``stem``: a copy of ``nb`` whose core cells are slides (see the module docstring).
 
     Cells off the core path stay in it, skipped (the live deck can still run them); the chapter's
     notebook is not changed. ``SystemExit`` names a core markdown cell without a slide text, an
-    entry of the deck file that names no such cell, and a slide over ``WORDS_MAX`` words.
+    entry of the deck file that names no such cell, and a slide over ``WORDS_MAX`` words. ``lang="zh"``:
+    a Chinese chapter, whose core markdown cells are their slides' prose (no deck file texts).
     """
-    texts = slide_texts(stem)
+    chinese = lang == "zh"
+    texts = {} if chinese else slide_texts(stem)
     fold = folded_cells(stem)
     nb = copy.deepcopy(nb)
     slides: list[dict[str, Any]] = []  # each: cells (the slide's cells), notes, prose, demo, minutes
@@ -298,6 +347,11 @@ def deck_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode
             cells.append(cell)
             continue
         cid = cell.get("id", "")
+        if cell.cell_type == "markdown" and chinese:
+            cell.metadata["slide_text"] = True
+            cells.append(cell)
+            new_slide(cell)["minutes"] += cell_minutes(cell)
+            continue
         if cell.cell_type == "markdown":
             entry = texts.pop(cid, None)
             if entry is None:
@@ -324,11 +378,11 @@ def deck_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode
                 slides[-len(entry.pages) or -1]["notes"].append(entry.notes)
             slides[-1]["minutes"] += cell_minutes(cell)
             continue
-        label = fold_label(cell.source, cell.metadata)
-        if cid in fold:
+        label = fold_label(cell.source, cell.metadata, lang)
+        if cid in fold and not chinese:
             if DEMO_TAG in cell.metadata.get("tags", ()):
                 raise SystemExit(f"{deck_file(stem).name}: fold names {cid}, a demo: a demo is never folded")
-            label = f"code, {len(cell.source.splitlines())} lines (click to show)"
+            label = LABELS[lang]["long"].format(n=len(cell.source.splitlines()))
         if label:
             cell.metadata["slide_fold"] = label
         cell.metadata["slideshow"] = {"slide_type": "-"}
@@ -364,7 +418,7 @@ def deck_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode
         out.append(cell)
         if id(cell) in last:
             n, s = last[id(cell)]
-            note = nbformat.v4.new_markdown_cell(notes_markdown(s, window, n, len(slides)))
+            note = nbformat.v4.new_markdown_cell(notes_markdown(s, window, n, len(slides), lang))
             note["id"] = f"{s['cells'][0].get('id', 'cell')}-notes"
             note.metadata = {"slideshow": {"slide_type": "notes"}, "tags": ["slide-notes"]}
             out.append(note)
@@ -422,17 +476,22 @@ def copy_reveal(out: Path) -> None:
             shutil.copy2(src, target / rel)
 
 
-def build(only: list[str] | None = None, out: Path = OUT) -> dict[str, int]:
-    """Write the decks into ``out`` (static ``.slides.html``, live ``.ipynb``); each one's slide count, by file name."""
+def build(only: list[str] | None = None, out: Path = OUT, lang: str = "en") -> dict[str, int]:
+    """Write the decks into ``out`` (static ``.slides.html``, live ``.ipynb``); each one's slide count, by file name.
+
+    ``lang="zh"``: the Chinese chapters' decks (``notebooks/zh/``), into ``out/zh``.
+    """
+    notebooks = NOTEBOOKS / ZH_DIR if lang == "zh" else NOTEBOOKS
+    out = out / ZH_DIR if lang == "zh" else out
     out.mkdir(parents=True, exist_ok=True)
     copy_reveal(out)
     shutil.copy2(PROJECTOR_CSS, out / "rise.css")  # RISE reads rise.css next to the notebook it presents
-    ex = exporter()
+    ex = exporter(lang)
     counts: dict[str, int] = {}
-    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
         if only and not any(path.stem.startswith(p) for p in only):
             continue
-        nb = deck_notebook(nbformat.read(path, as_version=4), path.stem)
+        nb = deck_notebook(nbformat.read(path, as_version=4), path.stem, lang)
         page, _ = ex.from_notebook_node(nb, resources={"metadata": {"name": path.stem}})
         page = diagrams.inline_svgs(page)
         remote = remote_resources(page)
@@ -448,10 +507,18 @@ def build(only: list[str] | None = None, out: Path = OUT) -> dict[str, int]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("only", nargs="*", help="chapter number prefixes (default: all)")
+    ap.add_argument("--lang", choices=("en", "zh", "both"), default="both", help="which decks (default: both)")
     args = ap.parse_args(argv)
-    counts = build(args.only)
-    for name, n in counts.items():
-        print(f"build/slides/{name}: {n} slides")
+    counts: dict[str, int] = {}
+    for lang in ("en", "zh"):
+        if args.lang in (lang, "both"):
+            started = time.monotonic()
+            built = build(args.only, lang=lang)
+            where = "build/slides/zh" if lang == "zh" else "build/slides"
+            for name, n in built.items():
+                print(f"{where}/{name}: {n} slides")
+            print(f"{where}: {len(built)} decks in {time.monotonic() - started:.1f} s")
+            counts.update({f"{lang}/{name}": n for name, n in built.items()})
     if not counts:
         print("no chapter matched", file=sys.stderr)
         return 1

@@ -1,5 +1,7 @@
 """The documentation site (``make html``): it builds with no warning, every page is there, every local link
-and anchor resolves, and no page loads anything from another host.
+and anchor resolves, and no page loads anything from another host. The Chinese site, ``zh/`` inside it,
+has the same pages at the same paths, every page of either links to its twin, and its search index
+finds Chinese words (segmented by jieba) in the chapters that use them.
 
 The site is built once per session, fresh (``sphinx-build -E -W``), into a temporary directory by
 ``scripts/build_site.py``; every HTML file of it is parsed with ``html.parser``. Needs Sphinx and
@@ -29,6 +31,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.myst_parser.*is deprecated")
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CHAPTERS = sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb"))
+ZH_DOC = build_site.ZH_DOC_SUFFIX
 
 
 @dataclass
@@ -100,7 +103,7 @@ def pages(site: Path) -> dict[Path, Page]:
 def test_every_page_is_built(site: Path) -> None:
     expected = ["index.html", "README.html", "bench/RESULTS.html", "search.html", "api/index.html"]
     expected += [f"notebooks/{p.stem}.html" for p in CHAPTERS]
-    expected += [f"docs/{p.stem}.html" for p in sorted((ROOT / "docs").glob("*.md"))]
+    expected += [f"docs/{p.stem}.html" for p in sorted((ROOT / "docs").glob("*.md")) if not p.name.endswith(ZH_DOC)]
     expected += [f"api/{m}.html" for m in build_site.reference_modules()]
     missing = [e for e in expected if not (site / e).is_file()]
     assert not missing
@@ -228,3 +231,111 @@ def test_the_build_refuses_to_empty_a_folder_it_did_not_build(
     with pytest.raises(SystemExit, match="refusing to empty"):
         build_site.build(tmp_path / "www")
     assert (mine / "notes.txt").read_text() == "mine" and not ran
+
+
+# --- the Chinese site -------------------------------------------------------------------------------
+
+
+def _language_switch(path: Path) -> tuple[str, str]:
+    """The language switch of a page: (the language it says the page is in, the link to the other one)."""
+    text = path.read_text(encoding="utf-8")
+    current = re.search(r'class="mm-language-current"[^>]*>([^<]+)<', text)
+    other = re.search(r'<a class="mm-language-other" href="([^"]+)"', text)
+    assert current and other, f"{path}: no language switch"
+    return current[1], other[1]
+
+
+def test_the_chinese_site_has_every_page_of_the_english_one(site: Path) -> None:
+    zh = site / build_site.ZH
+    english = {p.relative_to(site) for p in site.rglob("*.html") if not p.is_relative_to(zh)}
+    chinese = {p.relative_to(zh) for p in zh.rglob("*.html")}
+    assert len(english) >= 40
+    assert english == chinese, (sorted(english - chinese), sorted(chinese - english))
+
+
+def test_every_page_switches_language_to_the_same_page(site: Path) -> None:
+    zh = site / build_site.ZH
+    for path in sorted(site.rglob("*.html")):
+        here, href = _language_switch(path)
+        twin = (path.parent / href).resolve()
+        if path.is_relative_to(zh):
+            assert (here, twin) == ("中文", site / path.relative_to(zh)), path
+        else:
+            assert (here, twin) == ("English", zh / path.relative_to(site)), path
+        assert twin.is_file(), f"{path.relative_to(site)} → {href}"
+
+
+def test_the_chinese_pages_are_the_chinese_editions(site: Path, pages: dict[Path, Page]) -> None:
+    zh = site / build_site.ZH
+    staged = build_site.chinese_pages()
+    chapters = [p for p in staged if p.startswith("notebooks/")]
+    assert len(chapters) == len(CHAPTERS), "every chapter has its Chinese edition in notebooks/zh/"
+    assert {"index.md", "docs/teacher-guide.md", "docs/cheatsheet.md"} <= set(staged)
+    for page, source in staged.items():
+        html_path = zh / (page.rsplit(".", 1)[0] + ".html")
+        assert 'lang="zh-CN"' in html_path.read_text(encoding="utf-8")[:300], page
+        if source.suffix == ".ipynb":
+            cells = nbformat.read(source, as_version=4).cells
+            title = next(c.source for c in cells if c.cell_type == "markdown" and c.source.startswith("# "))
+            heading = build_site.heading_text(title.splitlines()[0][2:])
+            h1 = [text.rstrip("¶") for tag, text in pages[html_path].headings if tag == "h1"]
+            assert h1 == [heading], (page, h1, heading)
+
+
+def _search_index(site: Path) -> tuple[list[str], dict[str, list[int]]]:
+    """The Chinese site's search index: its documents, and each word's documents (text and titles)."""
+    import json
+
+    text = (site / build_site.ZH / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    words: dict[str, list[int]] = {}
+    for table in ("terms", "titleterms"):
+        for word, docs in index[table].items():
+            words.setdefault(word, []).extend([docs] if isinstance(docs, int) else docs)
+    return index["docnames"], words
+
+
+@pytest.mark.parametrize("word", ["判别联合", "压缩", "孤儿", "工具结果"])
+def test_the_chinese_search_finds_the_chapters_that_use_a_word(site: Path, word: str) -> None:
+    """jieba segments the Chinese pages (the glossary's terms are its user dictionary): a word is found as typed."""
+    docnames, words = _search_index(site)
+    found = {docnames[i] for i in words.get(word, [])}
+    using = set()
+    for chapter in sorted((ROOT / "notebooks" / build_site.ZH).glob("[0-9][0-9]_*.ipynb")):
+        cells = nbformat.read(chapter, as_version=4).cells
+        if any(word in c.source for c in cells if c.cell_type == "markdown"):
+            using.add(f"notebooks/{chapter.stem}")
+    assert using, f"no Chinese chapter uses {word}"
+    assert using <= found, f"{word}: not found in {sorted(using - found)}"
+
+
+def test_the_search_segments_the_glossary_terms_as_words(tmp_path: Path) -> None:
+    """Without the dictionary jieba cuts 判别联合 in two, and a reader's query for it finds nothing."""
+    from sphinx.search.zh import SearchChinese
+
+    words = build_site.jieba_dictionary(tmp_path / "words.txt")
+    assert "判别联合 1000 n" in words.read_text(encoding="utf-8").splitlines()
+    assert "判别联合" in SearchChinese({"dict": str(words)}).split("用判别联合表示内容块")
+
+
+def test_the_chinese_search_page_defines_the_stemmer_it_uses(site: Path) -> None:
+    """Sphinx 9.0 named a ``ChineseStemmer`` that no file defines, and the Chinese search never finished
+    (sphinx-doc/sphinx#14229); ``msgmodel_site.SearchChinese`` names the English stemmer it loads."""
+    for lang_dir in (site, site / build_site.ZH):
+        script = (lang_dir / "_static" / "language_data.js").read_text(encoding="utf-8")
+        named = re.search(r"window\.Stemmer = (\w+);", script)
+        assert named and re.search(rf"\b(?:var|let|const)\s+{named[1]}\s*=", script), lang_dir
+
+
+def test_the_readmes_link_to_each_other_across_the_sites(site: Path, pages: dict[Path, Page]) -> None:
+    """README.md links to README.zh-CN.md and notebooks/zh/: on the site, to the Chinese site's pages; the
+    Chinese README's "English" link (to README.md, whose place it holds there) to the English README."""
+    english = pages[site / "README.html"].links
+    assert "zh/README.html" in english and "zh/notebooks/00_start_here.html" in english, english
+    chinese = pages[site / build_site.ZH / "README.html"].links
+    assert "../README.html" in chinese
+    chapter_map = pages[site / build_site.ZH / "notebooks" / "00_start_here.html"].links
+    assert chapter_map.count("../../notebooks/00_start_here.html") == 1  # the switch; its own link stays Chinese
+    guide = pages[site / build_site.ZH / "docs" / "teacher-guide.html"].links
+    assert "../notebooks/04_unified_model.html" in guide  # notebooks/zh/04_…: the Chinese chapter, here
+    assert "../../notebooks/04_unified_model.html" in guide  # notebooks/04_… (英文版): the English one

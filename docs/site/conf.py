@@ -34,8 +34,7 @@ root_doc = "index"
 # The staging tree mirrors the whole repository; these are the pages.
 include_patterns = [
     "index.md",
-    "README.md",
-    "README.zh-CN.md",
+    "README.md",  # README.zh-CN.md is the Chinese site's README page (scripts/build_site.py)
     "notebooks/[0-9][0-9]_*.ipynb",
     "docs/*.md",
     "bench/RESULTS.md",
@@ -50,6 +49,7 @@ exclude_patterns = [
     "tests",
     "notebooks/src",
     "docs/site",
+    "docs/*.zh-CN.md",  # the Chinese documents: pages of the Chinese site, in the English ones' place
     "**/node_modules",
 ]
 
@@ -76,7 +76,19 @@ html_show_sphinx = False
 html_last_updated_fmt = None
 html_static_path = ["_static"]  # docs/site/_static: one stylesheet of ours (msgmodel.css)
 html_css_files = ["msgmodel.css"]
-language = "en"
+language = "en"  # the Chinese site: scripts/build_site.py passes -D language=zh_CN (and jieba's dictionary)
+# The language switch (msgmodel_site) sits under the site's name in the sidebar of every page.
+templates_path = ["_templates"]
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "sidebar/language-switch.html",
+        "sidebar/search.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/scroll-end.html",
+    ]
+}
 
 # Warnings are errors (sphinx-build -W). One kind is suppressed: ``myst.header``, a heading level that
 # skips one (``#`` then ``###``). Markdown on GitHub and in JupyterLab renders it as written, and the

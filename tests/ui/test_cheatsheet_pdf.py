@@ -6,7 +6,8 @@ count sees a second page. The font sizes are measured in Chromium with print med
 the PDF is printed from): body text at ``BODY_PT`` (9 pt) or more, code at 8 pt or more. The
 screen version, at 1280×800, must use both columns and balance them (before, ``column-fill: auto``
 with no page height put everything in the left column); its screenshot and the PDF's page are in
-build/screenshots/.
+build/screenshots/. The Chinese handout, docs/cheatsheet.zh-CN.md, prints on one page with a CJK font
+from Debian (fonts-noto-cjk).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "build" / "screenshots"
 import build_cheatsheet  # noqa: E402
-import chromium  # noqa: E402
 
 pytestmark = pytest.mark.ui
 
@@ -95,10 +95,13 @@ def _open(browser: Any, path: Path, width: int, height: int, media: str) -> Any:
     return page
 
 
-def test_the_printed_handout_is_readable(handout_html: Path, record_property: pytest.RecordProperty) -> None:
-    with chromium.browser() as browser:
-        page = _open(browser, handout_html, 794, 1123, "print")
-        sizes = page.evaluate(SIZES_JS)
+def test_the_printed_handout_is_readable(
+    browser: Any, handout_html: Path, record_property: pytest.RecordProperty
+) -> None:
+    # the session's browser (conftest): a second sync Playwright beside it fails ("Sync API inside the asyncio loop")
+    page = _open(browser, handout_html, 794, 1123, "print")
+    sizes = page.evaluate(SIZES_JS)
+    page.close()
     pt = {k: round(v / PX_PER_PT, 2) for k, v in sizes.items() if k in ("prose", "code", "inline")}
     record_property("font_pt", pt)
     print(f"\nsmallest font sizes in print (pt): {pt}, {sizes['n']} text blocks, {sizes['svg']} diagram labels")
@@ -107,16 +110,35 @@ def test_the_printed_handout_is_readable(handout_html: Path, record_property: py
     assert sizes["svg"] >= 7, "the diagram is not inlined"
 
 
-def test_the_screen_version_uses_both_columns(handout_html: Path) -> None:
+def test_the_screen_version_uses_both_columns(browser: Any, handout_html: Path) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with chromium.browser() as browser:
-        page = _open(browser, handout_html, 1280, 800, "screen")
-        cols = page.evaluate(COLUMNS_JS)
-        page.screenshot(path=str(SCREENSHOTS / "cheatsheet-screen.png"), full_page=True)
-        narrow = _open(browser, handout_html, 600, 800, "screen").evaluate(COLUMNS_JS)
+    page = _open(browser, handout_html, 1280, 800, "screen")
+    cols = page.evaluate(COLUMNS_JS)
+    page.screenshot(path=str(SCREENSHOTS / "cheatsheet-screen.png"), full_page=True)
+    narrow_page = _open(browser, handout_html, 600, 800, "screen")
+    narrow = narrow_page.evaluate(COLUMNS_JS)
+    page.close()
+    narrow_page.close()
     print(f"\nscreen at 1280 px: {cols}")
     assert cols["left"] >= 3 and cols["right"] >= 3, cols
     assert cols["left"] + cols["right"] >= cols["blocks"] - 2, f"blocks straddle the columns: {cols}"
     assert 0.75 <= cols["leftHeight"] / cols["rightHeight"] <= 1.33, f"the columns are not balanced: {cols}"
     assert not cols["overflowX"], cols
     assert narrow["right"] == 0 and not narrow["overflowX"], f"a phone should get one column: {narrow}"
+
+
+def test_the_chinese_cheat_sheet_prints_on_one_a4_page_in_a_cjk_font(record_property: pytest.RecordProperty) -> None:
+    """docs/cheatsheet.zh-CN.md: one page, and its Chinese set in Noto Sans CJK (Debian's fonts-noto-cjk), not boxes.
+
+    The PDF names the fonts Chromium embedded: a CJK face must be among them, as it is only when a
+    glyph of the page needed it.
+    """
+    pdf, pages, chars = build_cheatsheet.build(build_cheatsheet.ZH_SOURCE, lang="zh-CN")
+    record_property("pages", pages)
+    record_property("chinese_characters", chars)
+    print(f"\n{pdf.relative_to(ROOT)}: {pages} page(s), {chars} Chinese characters")
+    assert pages == build_cheatsheet.ZH_MAX_PAGES == 1, f"{pages} pages"
+    assert chars > 500  # the one-page handout: about 770 (733 English words)
+    fonts = build_cheatsheet.pdf_fonts(pdf.read_bytes())
+    assert any(f.startswith("NotoSansCJK") for f in fonts), fonts
+    assert any(f.startswith("DejaVuSansMono") for f in fonts), fonts  # code keeps the English sheet's face

@@ -229,3 +229,31 @@ def test_rise_draws_the_diagram(page: Any, lab_url: str, lab_root: Path, screens
         page.locator("iframe[src*='/rise/']").screenshot(path=str(screenshots / "slides-rise-diagram.png"))
     finally:
         page.evaluate("async () => { await window.jupyterapp.serviceManager.sessions.shutdownAll(); }")
+
+
+def test_chinese_static_slides_advance_offline_in_a_cjk_font(page: Any, screenshots: Path) -> None:
+    """The Chinese deck of the chapter (``build/slides/zh/``) advances, its Chinese drawn in a CJK face."""
+    from cjk_fonts import CJK, cjk_glyphs, rendered_fonts
+
+    counts = build_slides.build([CHAPTER[:2]], lang="zh")
+    deck = build_slides.OUT / build_slides.ZH_DIR / f"{CHAPTER}.slides.html"
+    assert counts[deck.name] > ADVANCES
+    refused = _offline(page)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(deck.as_uri())
+    page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+    assert page.evaluate("() => document.documentElement.lang") == "zh"
+    seen = _advance(
+        page,
+        lambda: page.evaluate(STATIC_SLIDE),
+        lambda n: page.screenshot(path=str(screenshots / f"slides-static-zh-{n}.png")),
+    )
+    _check_distinct(seen)
+    assert all(CJK.search(s["text"]) for s in seen[1:]), [s["text"][:80] for s in seen]
+    used = rendered_fonts(page, ".reveal .slides section.present .jp-RenderedMarkdown")
+    print(f"\nfonts drawn on the slide: {used}")
+    assert cjk_glyphs(used) > 20, f"the Chinese was not drawn in a CJK face: {used}"
+    assert not refused, f"the static slides asked the network for {refused}"
+    assert not errors, f"script errors: {errors}"

@@ -1,10 +1,12 @@
-"""``make html``: the documentation site read in headless Chromium with the network refused.
+"""``make html``: the documentation site, English and Chinese, read in headless Chromium with the network refused.
 
 The site is built into ``build/site/`` (``scripts/build_site.py``, incremental) and served by a
 ``http.server`` on 127.0.0.1; every request to any other host is aborted and recorded, and none may
 be attempted. The reader opens the index, follows "next" through every chapter in order and "previous"
 back, sees the widgets' static fallbacks in the chapters that have widgets, runs a search, and
-opens the API reference. Screenshots go to ``build/screenshots/site-*.png``. The link check of the
+opens the API reference. On the Chinese site (``build/site/zh/``) it switches a chapter to Chinese and
+back, asks Chromium which faces drew the Chinese (a CJK one, no tofu), and searches for 判别联合.
+Screenshots go to ``build/screenshots/site-*.png``. The link check of the
 built pages (every href, src and anchor) is ``tests/test_site.py``.
 """
 
@@ -159,4 +161,43 @@ def test_every_diagram_is_drawn(site_url: str, page: Any, offline: list[str], sc
             assert box and box["width"] > 200 and box["height"] > 100, (chapter, key, box)
             assert svg.locator("text").count() >= 4, "the drawing has no labels"
         page.screenshot(path=str(screenshots / f"site-diagram-{chapter}.png"))
+
+
+def test_the_language_switch_and_the_chinese_pages(
+    site_url: str, page: Any, offline: list[str], screenshots: Path
+) -> None:
+    """Every page switches to the same page in the other language; the Chinese is drawn in a CJK face."""
+    from cjk_fonts import CJK, cjk_glyphs, rendered_fonts
+
+    chapter = "notebooks/04_unified_model.html"
+    page.goto(site_url + chapter, wait_until="load")
+    english_title = page.locator("article h1").inner_text()
+    page.locator(".sidebar-drawer .mm-language-other", has_text="中文").click()
+    page.wait_for_load_state("load")
+    assert page.url == site_url + f"{build_site.ZH}/{chapter}"
+    assert page.evaluate("() => document.documentElement.lang") == "zh-CN"
+    title = page.locator("article h1").inner_text()
+    assert CJK.search(title) and title != english_title, title
+    used = rendered_fonts(page, "article p")
+    print(f"\nfonts drawn on {build_site.ZH}/{chapter}: {used}")
+    assert cjk_glyphs(used) > 100, f"the Chinese was not drawn in a CJK face: {used}"
+    page.screenshot(path=str(screenshots / "site-zh-04_unified_model.png"))
+    page.locator(".sidebar-drawer .mm-language-other", has_text="English").click()
+    page.wait_for_load_state("load")
+    assert page.url == site_url + chapter
+    assert not offline, f"the site asked other hosts for: {offline}"
+
+
+def test_the_chinese_search_finds_a_chinese_word(
+    site_url: str, page: Any, offline: list[str], screenshots: Path
+) -> None:
+    """Searching the Chinese site for 判别联合 (the glossary's "tagged union") lists chapter 04, where it is taught."""
+    page.goto(site_url + f"{build_site.ZH}/search.html?q=判别联合", wait_until="load")
+    page.locator("#search-results .search-summary").wait_for(timeout=30_000)
+    page.wait_for_function("() => !document.querySelector('#search-progress')?.innerText", timeout=30_000)
+    results = page.locator("#search-results ul.search li > a")
+    hrefs = [results.nth(i).get_attribute("href") or "" for i in range(results.count())]
+    found = {_stem(h) for h in hrefs if h.startswith("notebooks/")}
+    assert "04_unified_model" in found, hrefs
+    page.screenshot(path=str(screenshots / "site-zh-search.png"))
     assert not offline, f"the site asked other hosts for: {offline}"
