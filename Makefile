@@ -65,8 +65,13 @@ bench: venv
 CHROMIUM_DEB = @if [ ! -x /usr/bin/chromium ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
+# The Chinese chapters' text must be drawn with a CJK font (tests/ui/test_notebooks_in_lab.py checks it): no tofu.
+CJK_FONTS_DEB = @if ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-noto-cjk; \
+	fi
 test-browser: venv slides/node_modules/.installed
 	$(CHROMIUM_DEB)
+	$(CJK_FONTS_DEB)
 	$(PY) -m pytest tests/ui --run-ui -m ui -q -p no:cacheprovider
 
 # Every chapter run in a fresh venv made from requirements.txt alone (what a class image
