@@ -66,6 +66,8 @@ bench: venv
 CHROMIUM_DEB = @if [ ! -x /usr/bin/chromium ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
+# The Chinese chapters' text must be drawn with a CJK font (tests/ui/test_notebooks_in_lab.py checks it: no tofu);
+# CJK_FONT_DEB, below with the cheat sheet, installs Debian's fonts-noto-cjk when fontconfig knows no Chinese font.
 test-browser: venv slides/node_modules/.installed
 	$(CHROMIUM_DEB)
 	$(CJK_FONT_DEB)

@@ -8,11 +8,12 @@ config, data, runtime and IPython directories, token-less on a random free port 
 127.0.0.1, and the notebooks are copies. Chromium is ``/usr/bin/chromium`` (or ``$CHROMIUM``);
 no browser is ever downloaded.
 
-The temporary root mirrors the repository: ``notebooks/`` holds copies of the chapters (and
-links to everything else in ``notebooks/``), ``selfcheck/`` copies of ``tests/ui/notebooks``,
-and every other top-level entry of the repository is a symlink, so a chapter that reads
-``../msgmodel/...`` finds it. ``msgmodel`` itself is importable because it is installed
-editable in the venv whose Python runs the server (and so the kernels).
+The temporary root mirrors the repository: ``notebooks/`` holds copies of the chapters and of
+the Chinese edition ``notebooks/zh/`` (and links to everything else in ``notebooks/``),
+``selfcheck/`` copies of ``tests/ui/notebooks``, and every other top-level entry of the
+repository is a symlink, so a chapter that reads ``../msgmodel/...`` finds it. ``msgmodel``
+itself is importable because it is installed editable in the venv whose Python runs the server
+(and so the kernels).
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ def _mirror_repo(root: Path) -> None:
             continue
         if entry.suffix == ".ipynb":
             shutil.copy2(entry, nbdir / entry.name)
+        elif entry.name == "zh":  # the Chinese edition: copies too, a run in the lab must not save over them
+            shutil.copytree(entry, nbdir / entry.name, ignore=shutil.ignore_patterns(".*"))
         else:
             (nbdir / entry.name).symlink_to(entry)
     shutil.copytree(Path(__file__).parent / "notebooks", root / "selfcheck")
