@@ -231,16 +231,7 @@ def check() -> list[str]:
 
 
 def stats() -> list[str]:
-    lines = [f"{'catalog':<20}{'entries':>8}{'done':>6}{'fuzzy':>6}{'empty':>6}{'汉字':>8}"]
-    for name in DOCUMENTS:
-        catalog = read(name)
-        entries = [e for e in catalog if e.id] if catalog is not None else []
-        done = [e for e in entries if e.string and not e.fuzzy]
-        fuzzy = sum(1 for e in entries if e.fuzzy)
-        empty = sum(1 for e in entries if not e.string)
-        chars = sum(tr.chinese_characters(str(e.string)) for e in done)
-        lines.append(f"{name:<20}{len(entries):>8}{len(done):>6}{fuzzy:>6}{empty:>6}{chars:>8}")
-    return lines
+    return [tr.stats_head(20), *(tr.stats_row(name, read(name), 20) for name in DOCUMENTS)]
 
 
 def main(argv: list[str] | None = None) -> int:

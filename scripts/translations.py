@@ -456,20 +456,31 @@ def edition_stats() -> list[str]:
     return lines
 
 
+def stats_head(width: int) -> str:
+    """The header of a ``stats_row`` table whose first column is ``width`` characters wide."""
+    return f"{'catalog':<{width}}{'entries':>8}{'done':>6}{'fuzzy':>6}{'empty':>6}{'汉字':>8}"
+
+
+def stats_row(name: str, catalog: Catalog | None, width: int) -> str:
+    """One catalog's entries, translated, fuzzy, empty, and the CJK characters of its translations
+    (every column 0 for a catalog that does not exist yet)."""
+    entries = [e for e in catalog if e.id] if catalog is not None else []
+    done = [e for e in entries if e.string and not e.fuzzy]
+    fuzzy = sum(1 for e in entries if e.fuzzy)
+    empty = sum(1 for e in entries if not e.string)
+    chars = sum(chinese_characters(str(e.string)) for e in done)
+    return f"{name:<{width}}{len(entries):>8}{len(done):>6}{fuzzy:>6}{empty:>6}{chars:>8}"
+
+
 def stats() -> list[str]:
     """Per catalog: entries, translated, fuzzy, empty, and the CJK characters of its translations."""
-    lines = [f"{'catalog':<34}{'entries':>8}{'done':>6}{'fuzzy':>6}{'empty':>6}{'汉字':>8}"]
+    lines = [stats_head(34)]
     paths = [catalog_path(ch.stem) for ch in build.chapters()] + [COURSE_PO]
     for path in paths:
         if not path.exists():
             lines.append(f"{path.stem:<34}{'(none)':>8}")
             continue
-        entries = [e for e in read_catalog(path) if e.id]
-        done = sum(1 for e in entries if e.string and not e.fuzzy)
-        fuzzy = sum(1 for e in entries if e.fuzzy)
-        empty = sum(1 for e in entries if not e.string)
-        chars = sum(chinese_characters(str(e.string)) for e in entries if e.string and not e.fuzzy)
-        lines.append(f"{path.stem:<34}{len(entries):>8}{done:>6}{fuzzy:>6}{empty:>6}{chars:>8}")
+        lines.append(stats_row(path.stem, read_catalog(path), 34))
     return lines
 
 
