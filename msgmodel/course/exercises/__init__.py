@@ -127,6 +127,16 @@ def all_exercises() -> list[Exercise]:
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
+def learner_source(fn: object) -> tuple[str, ast.Module] | None:
+    """The source of a learner's function or class, dedented, and its parse; ``None`` when it cannot be read
+    (defined where ``inspect`` finds no source, or not Python)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))  # type: ignore[arg-type]
+        return source, ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+
+
 def is_placeholder(answer: object) -> bool:
     """Whether ``answer`` is still the blank the notebook hands out, not an attempt.
 
@@ -140,15 +150,15 @@ def is_placeholder(answer: object) -> bool:
     if isinstance(answer, (str, bytes, list, tuple, set, frozenset, dict)) and not answer:
         return True
     if inspect.isfunction(answer) or inspect.isclass(answer):
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(answer)))
-        except (OSError, TypeError, SyntaxError):
+        read = learner_source(answer)
+        if read is None:
             # A class defined in a notebook cell has no source to read: judge it by what it
             # declares (no annotations and no attributes of its own means nothing written).
             if inspect.isclass(answer):
                 own = {k for k in vars(answer) if not (k.startswith("__") and k.endswith("__"))}
                 return not own and not getattr(answer, "__annotations__", None)
             return False
+        tree = read[1]
         node = tree.body[0] if tree.body else None
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return False

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import ast
 import functools
-import inspect
 import re
-import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -35,7 +33,7 @@ from msgmodel.core.message import (
     from_json,
     tool_result_block,
 )
-from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.exercises import Exercise, exercise, learner_source
 from msgmodel.course.i18n import N_, _
 
 __all__ = ["BAD_SESSION", "IMAGE_CLASS", "MINI_MODEL", "READERS_04_1", "VERDICTS_04_1", "with_image"]
@@ -43,10 +41,8 @@ __all__ = ["BAD_SESSION", "IMAGE_CLASS", "MINI_MODEL", "READERS_04_1", "VERDICTS
 
 def _source_tree(fn: Callable[..., Any]) -> ast.AST | None:
     """The parsed source of a learner's function, or ``None`` when it cannot be read."""
-    try:
-        return ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return None
+    read = learner_source(fn)
+    return None if read is None else read[1]
 
 
 # 04.1 a new kind: which readers does mypy point at?

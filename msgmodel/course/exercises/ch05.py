@@ -18,8 +18,6 @@ here with ``msgmodel.core.message``'s constructors and readers (the exhibits in
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -44,7 +42,7 @@ from msgmodel.core.message import (
     user_text,
 )
 from msgmodel.core.protocol import validate
-from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.exercises import Exercise, exercise, learner_source
 from msgmodel.course.i18n import N_, _
 from msgmodel.course.knowledge import scan_source
 from msgmodel.course.synth import synth_session
@@ -479,11 +477,10 @@ def _preview_cases() -> list[tuple[str, list[Message], dict[str, object]]]:
 
 def _copies_left(fn: Callable[..., Any]) -> str | None:
     """What the knowledge scanners still find in the learner's function (``None``: no copy left, or no source)."""
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError):
+    read = learner_source(fn)
+    if read is None:
         return None
+    source, tree = read
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in ("content", "raw"):
             return _("it reads `.{0}` itself (line {1} of the function): that walks a message by hand.").format(

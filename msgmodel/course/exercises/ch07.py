@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import inspect
-import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
@@ -46,7 +44,7 @@ from msgmodel.core.message import (
     user_text,
 )
 from msgmodel.core.protocol import validate
-from msgmodel.course.exercises import Exercise, exercise
+from msgmodel.course.exercises import Exercise, exercise, learner_source
 from msgmodel.course.exercises.closed import closed
 from msgmodel.course.i18n import N_, _
 from msgmodel.course.knowledge import scan_source
@@ -329,11 +327,10 @@ def _openai_cases() -> list[tuple[str, list[dict[str, Any]], list[Message]]]:
 
 def _built_by_hand(fn: Callable[..., Any]) -> str | None:
     """Where the learner's function builds a message or a block without a constructor (``None``: nowhere)."""
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError):
+    read = learner_source(fn)
+    if read is None:
         return None
+    source, tree = read
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Message":
             return _("line {0} calls Message(...) by hand").format(node.lineno)
