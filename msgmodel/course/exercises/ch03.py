@@ -15,7 +15,7 @@ import re
 import tempfile
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal, TypedDict
 
@@ -74,28 +74,36 @@ def _as_names(answer: object) -> list[str] | str:
     return [n.strip().removesuffix("()") for n in names]
 
 
-def _check_copies(answer: object) -> str | None:
+def _check_chosen(
+    answer: object, functions: Sequence[str], exercise_id: str, no_copy: Callable[[str], str]
+) -> str | None:
+    """Judge a list of function names against the closed answers of ``exercise_id``: names the snippet does not
+    define, a function chosen wrongly (its feedback, else ``no_copy(name)``), then the copies left out."""
     names = _as_names(answer)
     if isinstance(names, str):
         return names
-    unknown = sorted(set(names) - set(_FUNCTIONS))
+    unknown = sorted(set(names) - set(functions))
     if unknown:
         return _("{0!r} is not a function of the snippet (its functions: {1}).").format(
-            unknown[0], ", ".join(_FUNCTIONS)
+            unknown[0], ", ".join(functions)
         )
     chosen = set(names)
-    answers = closed("03.1")
-    given = {name: "chosen" if name in chosen else "left out" for name in _FUNCTIONS}
-    for name in _FUNCTIONS:  # in source order, so the hint follows the reading
+    answers = closed(exercise_id)
+    given = {name: "chosen" if name in chosen else "left out" for name in functions}
+    for name in functions:  # in source order, so the hint follows the reading
         if given[name] == "chosen" and not answers.is_right(name, "chosen"):
-            return answers.feedback(name, "chosen") or _("`{0}` holds no copy.").format(name)
-    copies = [name for name in _FUNCTIONS if answers.is_right(name, "chosen")]
+            return answers.feedback(name, "chosen") or no_copy(name)
+    copies = [name for name in functions if answers.is_right(name, "chosen")]
     missed = [name for name in copies if given[name] == "left out"]
     if missed:
         return _("{0} of {1} found; {2}").format(
             len(copies) - len(missed), len(copies), answers.feedback(missed[0], "left out")
         )
     return None
+
+
+def _check_copies(answer: object) -> str | None:
+    return _check_chosen(answer, _FUNCTIONS, "03.1", lambda name: _("`{0}` holds no copy.").format(name))
 
 
 # ---------------------------------------------------------------------------------------
@@ -325,27 +333,9 @@ _REVIEWED: Final = tuple(re.findall(r"^def (\w+)", REVIEW_SNIPPET, re.M))
 
 
 def _check_review(answer: object) -> str | None:
-    names = _as_names(answer)
-    if isinstance(names, str):
-        return names
-    unknown = sorted(set(names) - set(_REVIEWED))
-    if unknown:
-        return _("{0!r} is not a function of the snippet (its functions: {1}).").format(
-            unknown[0], ", ".join(_REVIEWED)
-        )
-    chosen = set(names)
-    answers = closed("03.3")
-    given = {name: "chosen" if name in chosen else "left out" for name in _REVIEWED}
-    for name in _REVIEWED:  # in source order, so the hint follows the reading
-        if given[name] == "chosen" and not answers.is_right(name, "chosen"):
-            return answers.feedback(name, "chosen") or _("`{0}` asks the model; it holds no copy.").format(name)
-    copies = [name for name in _REVIEWED if answers.is_right(name, "chosen")]
-    missed = [name for name in copies if given[name] == "left out"]
-    if missed:
-        return _("{0} of {1} found; {2}").format(
-            len(copies) - len(missed), len(copies), answers.feedback(missed[0], "left out")
-        )
-    return None
+    return _check_chosen(
+        answer, _REVIEWED, "03.3", lambda name: _("`{0}` asks the model; it holds no copy.").format(name)
+    )
 
 
 # ---------------------------------------------------------------------------------------
