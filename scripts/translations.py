@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import build_notebooks as build
+import chapters as build  # scripts/chapters.py: the chapters as the build assembles them
 import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
