@@ -580,10 +580,12 @@ def validate_request(body: object) -> list[Violation]:
         schema.append(_v("schema_type", "stream", _NOT_BOOL))
     if thinking_error is not None:
         schema.append(thinking_error)
-    if thinking_error is None and (too_small := thinking_budget_violation(body, tools_defined)) is not None:
-        semantic.append(too_small)
     if tools_error is not None:
         schema.append(tools_error)
+    # A body-level rule is read only of a body whose fields are well-formed, as the server reads it
+    # (``validate_body``): with ``model`` missing, the budget was reported here and not there.
+    if not schema and (too_small := thinking_budget_violation(body, tools_defined)) is not None:
+        semantic.append(too_small)
     return schema + semantic
 
 
