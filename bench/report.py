@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bench.goals import LIMIT_GOAL, MEMORY_GOAL, SHAPES
+
 
 def _ms(s: float) -> str:
     return f"{s * 1000:,.1f} ms"
@@ -27,8 +29,6 @@ def _p1_table(r: dict[str, Any]) -> list[str]:
 
 
 def write_markdown(results: dict[str, Any], path: Path, notes: str = "") -> None:
-    from bench.run import LIMIT_GOAL, MEMORY_GOAL, SHAPES
-
     m = results["machine"]
     p1, p1d, p1a, limit, p2, p3, p5 = (results[k] for k in ("P1", "P1_dense", "P1_agent", "P1_limit", "P2", "P3", "P5"))
     p4s = {shape: results[k] for shape, k in zip(SHAPES, ("P4", "P4_dense", "P4_agent"), strict=True)}

@@ -46,21 +46,14 @@ from pathlib import Path
 from typing import Any, Final
 
 import msgmodel
-from msgmodel import Message, from_json, to_json, transcript_of
+from bench.goals import LIMIT_GOAL, MEMORY_GOAL, SHAPES
+from bench.report import write_markdown
+from msgmodel import from_json, to_json, transcript_of
 from msgmodel.core import message as mm
-from msgmodel.course.synth import agent_session, synth_session
 
 HERE = Path(__file__).resolve().parent
-SHAPES: Final[dict[str, Callable[[int, int], list[Message]]]] = {
-    "long tool outputs": lambda n, seed: synth_session(n, seed=seed),
-    "dense": lambda n, seed: synth_session(n, seed=seed, long_outputs=False),
-    "agent": lambda n, seed: agent_session(n, seed=seed),
-}
-"""The session shapes every decode and memory figure is given for (the first is P2's and P3's)."""
 LIMIT_ROUNDS: Final = 41
 """Pairs timed for from_json against its limit: two ~0.15 s decodes, so many rounds are cheap."""
-MEMORY_GOAL: Final = 0.55
-LIMIT_GOAL: Final = 1.2
 
 
 def timed_round_robin(cands: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
@@ -350,8 +343,6 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwrote {out.relative_to(HERE.parent)} in {results['total_s']:.0f} s")
     if args.publish:
-        from bench.report import write_markdown
-
         analysis = HERE / "analysis.md"
         notes = analysis.read_text() if analysis.exists() else ""
         write_markdown(results, HERE / "RESULTS.md", notes)
