@@ -441,7 +441,8 @@ CHECKLIST: Final[tuple[ChecklistItem, ...]] = (
         check="handout",
     ),
     ChecklistItem(
-        "**Widgets render in a real browser**: every chapter run in JupyterLab in headless Chromium (about 5 minutes on two cores)",
+        "**Widgets render in a real browser**: every chapter run in JupyterLab in headless Chromium "
+        "(about 5 minutes on two cores)",
         make="test-browser",
     ),
     ChecklistItem(
