@@ -157,8 +157,9 @@ html: venv
 # The class handout, docs/cheatsheet.md, printed to build/cheatsheet.pdf (one A4 page) by Debian's headless
 # chromium; the interview sheet, docs/interview-answers.md, and the students' exit ticket, docs/exit-ticket.md,
 # beside it (build/interview-answers.pdf, build/exit-ticket.pdf).
-# The Chinese handout, docs/cheatsheet.zh-CN.md, is printed to build/cheatsheet.zh-CN.pdf (one page) with Debian's
-# CJK font, installed with apt when fontconfig knows no Chinese font (CI runs as root).
+# The Chinese sheets (docs/cheatsheet.zh-CN.md, docs/interview-answers.zh-CN.md, docs/exit-ticket.zh-CN.md) are
+# printed beside them (build/*.zh-CN.pdf, on the English sheets' pages) with Debian's CJK font, installed with apt
+# when fontconfig knows no Chinese font (CI runs as root).
 CJK_FONT_DEB = @if ! fc-list :lang=zh family 2>/dev/null | grep -q .; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-noto-cjk; \
 	fi

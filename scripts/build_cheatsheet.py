@@ -1,4 +1,4 @@
-"""Print the class handout, docs/cheatsheet.md, to one A4 page (build/cheatsheet.pdf), and the interview sheet.
+"""Print the class handout, docs/cheatsheet.md, to one A4 page (build/cheatsheet.pdf), the other sheets, in Chinese too.
 
 The markdown is rendered with markdown-it-py (CommonMark plus tables, what MyST reads too) into one
 self-contained, print-styled HTML page (build/cheatsheet.html: no script, no font, no stylesheet from
@@ -10,11 +10,12 @@ The handout must print on one page (``SHEETS``); the interview sheet, docs/inter
 sentences for each of chapter 06's drill questions), on at most two; the students' exit ticket,
 docs/exit-ticket.md, on one, in one column.
 
-The Chinese sheet, docs/cheatsheet.zh-CN.md (made from the English one and its catalog by
-``scripts/doc_translations.py``), is printed the same way to build/cheatsheet.zh-CN.pdf, on one page,
-its Chinese set in Noto Sans CJK SC from Debian's fonts-noto-cjk (``make cheatsheet`` installs it when
+The Chinese sheets, docs/cheatsheet.zh-CN.md, docs/interview-answers.zh-CN.md and
+docs/exit-ticket.zh-CN.md (made from the English ones and their catalogs by ``scripts/doc_translations.py``),
+are printed the same way to build/<name>.zh-CN.pdf, each within its English sheet's pages (``ZH_SHEETS``),
+their Chinese set in Noto Sans CJK SC from Debian's fonts-noto-cjk (``make cheatsheet`` installs it when
 ``fc-list`` knows no Chinese font; without one Chromium would print boxes). Latin text and code keep
-the English sheet's faces.
+the English sheets' faces.
 
     python scripts/build_cheatsheet.py            # "build/cheatsheet.pdf: 1 page(s), N words", each sheet
     python scripts/build_cheatsheet.py --html     # the HTML only (no Chromium needed)
@@ -43,10 +44,19 @@ MAX_PAGES = 1
 TICKET = ROOT / "docs" / "exit-ticket.md"
 SHEETS: dict[Path, int] = {SOURCE: MAX_PAGES, INTERVIEW: 2, TICKET: 1}
 """Each sheet and the pages it may print on."""
-ONE_COLUMN = {TICKET.stem}
-"""Sheets printed in one column: the exit ticket leaves room to write."""
 ZH_SOURCE = ROOT / "docs" / "cheatsheet.zh-CN.md"
-ZH_MAX_PAGES = 1
+ZH_INTERVIEW = ROOT / "docs" / "interview-answers.zh-CN.md"
+ZH_TICKET = ROOT / "docs" / "exit-ticket.zh-CN.md"
+ZH_SHEETS: dict[Path, int] = {ZH_SOURCE: SHEETS[SOURCE], ZH_INTERVIEW: SHEETS[INTERVIEW], ZH_TICKET: SHEETS[TICKET]}
+"""Each Chinese sheet and its pages: the English sheet's."""
+ZH_MAX_PAGES = ZH_SHEETS[ZH_SOURCE]
+ZH_TITLES = {
+    ZH_SOURCE.stem: "msgmodel 速查表",
+    ZH_INTERVIEW.stem: "msgmodel 面试答案",
+    ZH_TICKET.stem: "msgmodel 课末小测",
+}
+ONE_COLUMN = {TICKET.stem, ZH_TICKET.stem}
+"""Sheets printed in one column: the exit ticket leaves room to write."""
 CJK_FONT = "Noto Sans CJK SC"  # Debian: fonts-noto-cjk
 TIMEOUT_S = 120
 BODY_PT = 9.0
@@ -176,14 +186,14 @@ def print_pdf(html_path: Path, pdf_path: Path) -> None:
 def build(source: Path = SOURCE, out: Path = BUILD, *, pdf: bool = True, lang: str = "en") -> tuple[Path, int, int]:
     """Write ``<stem>.html`` (and ``<stem>.pdf``) into ``out``: (path, pages, words); pages 0 without PDF.
 
-    ``lang="zh-CN"`` (docs/cheatsheet.zh-CN.md): words are the Chinese characters, the PDF needs a CJK font.
+    ``lang="zh-CN"`` (a Chinese sheet, ``ZH_SHEETS``): words are the Chinese characters, the PDF needs a CJK font.
     """
     markdown = source.read_text(encoding="utf-8")
     out.mkdir(parents=True, exist_ok=True)
     chinese = lang.startswith("zh")
     html_path = out / f"{source.stem}.html"
     if chinese:
-        title = "msgmodel 速查表"
+        title = ZH_TITLES.get(source.stem, "msgmodel 速查表")
     elif source.stem == SOURCE.stem:
         title = "msgmodel class handout"
     else:
@@ -209,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     status = 0
     sheets = [("en", source, max_pages, "words") for source, max_pages in SHEETS.items()]
-    sheets.append(("zh-CN", ZH_SOURCE, ZH_MAX_PAGES, "Chinese characters"))
+    sheets += [("zh-CN", source, max_pages, "Chinese characters") for source, max_pages in ZH_SHEETS.items()]
     for lang, source, max_pages, unit in sheets:
         if args.lang != "both" and not lang.startswith(args.lang):
             continue

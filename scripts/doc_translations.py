@@ -150,7 +150,7 @@ def unmarked(text: str) -> str:
     return MARKER_LINE.sub("", text).strip("\n")
 
 
-def borrowed(name: str) -> dict[str, str]:
+def borrowed(name: str, text: str | None = None) -> dict[str, str]:
     """The blocks of ``name`` its lender's catalog translates: each block's text (``msgid``) → the lender's msgid.
 
     Empty for a document that borrows nothing. Read from the English alone: whether a block is borrowed
@@ -160,7 +160,7 @@ def borrowed(name: str) -> dict[str, str]:
     if lender is None:
         return {}
     theirs = {unmarked(str(e.id)): str(e.id) for e in template(lender) if e.id}
-    text = source(name).read_text(encoding="utf-8")
+    text = source(name).read_text(encoding="utf-8") if text is None else text
     keys = (msgid(seg) for seg in segments(text) if seg.translatable)
     return {key: theirs[key] for key in keys if key in theirs}
 
@@ -194,7 +194,7 @@ def msgid(segment: Segment) -> str:
 def template(name: str, text: str | None = None) -> Catalog:
     """The entries the English document asks for: one per translatable block, in order, no translations."""
     text = source(name).read_text(encoding="utf-8") if text is None else text
-    lent = borrowed(name)
+    lent = borrowed(name, text)
     catalog = tr.new_catalog()
     for seg in segments(text):
         if not seg.translatable or msgid(seg) in lent:
@@ -221,12 +221,18 @@ def update(name: str) -> Catalog:
     return catalog
 
 
-def translated(name: str, catalog: Catalog | None = None, text: str | None = None) -> str:
-    """The Chinese document: the English with each block translated (or marked, English, when it has none)."""
+def translated(
+    name: str, catalog: Catalog | None = None, text: str | None = None, lender: Catalog | None = None
+) -> str:
+    """The Chinese document: the English with each block translated (or marked, English, when it has none).
+
+    A borrowed block (``borrowed``) is translated by ``lender``, by default the catalog of ``BORROWS[name]``.
+    """
     text = source(name).read_text(encoding="utf-8") if text is None else text
     catalog = read(name) if catalog is None else catalog
-    lent = borrowed(name)
-    lender = read(BORROWS[name]) if lent else None
+    lent = borrowed(name, text)
+    if lent and lender is None:
+        lender = read(BORROWS[name])
     out = []
     for seg in segments(text):
         if seg.generated:
