@@ -5,10 +5,11 @@ histories, byte for byte and in that order; its before/after code runs, and the 
 ``mypy --strict`` (and fails it when a kind is left out of the ``match``); its diagram carries the
 labels of chapter 00's mermaid diagram; every constructor and reader of ``msgmodel.core.message``
 and the four codec functions are named. The interview sheet (docs/interview-answers.md) answers
-every question of chapter 06's drill, word for word, in two sentences. Both are plain CommonMark a
-Sphinx/MyST site can render (no raw HTML but comments, no dead relative link or image). The
-printed page count, the font sizes and the screen layout are checked in Chromium by
-tests/ui/test_cheatsheet_pdf.py.
+every question of chapter 06's drill, word for word, in two sentences. Every sheet, the exit ticket and
+the Chinese editions included, is plain CommonMark a Sphinx/MyST site can render (no raw HTML but
+comments, no dead relative link or image). The printed page count, the font sizes and the screen layout
+are checked in Chromium by tests/ui/test_cheatsheet_pdf.py; the Chinese sheets' contents by
+tests/test_zh_docs.py.
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ def test_every_drill_question_is_answered(question: str) -> None:
     assert len(sentences) == 2, f"the answer to {question!r} should be two sentences: {answer!r}"
 
 
-@pytest.mark.parametrize("path", [SHEET, INTERVIEW], ids=["handout", "interview"])
+@pytest.mark.parametrize("path", [*build_cheatsheet.SHEETS, *build_cheatsheet.ZH_SHEETS], ids=lambda p: p.stem)
 def test_the_sheet_is_plain_commonmark(path: Path) -> None:
     tokens = MarkdownIt("commonmark").enable("table").parse(path.read_text(encoding="utf-8"))
     html = [t.content for t in tokens if t.type == "html_block"]

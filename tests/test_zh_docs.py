@@ -1,12 +1,14 @@
-"""The Chinese teacher's guide and cheat sheet (``scripts/doc_translations.py``): one catalog per document,
+"""The Chinese teacher's guide and class sheets (``scripts/doc_translations.py``): one catalog per document,
 one entry per block, in step with the English, complete, within the glossary, and the committed
 ``docs/*.zh-CN.md`` made from them.
 
 A changed English block turns its entry fuzzy and the Chinese document shows that block in English
 under the marker, until someone reviews it (shown here on a copy of the catalog). The Chinese cheat sheet
 keeps what the English one's tests hold it to: the pairing errors verbatim, every constructor and
-reader named (the drill questions moved on main to docs/interview-answers.md, which has no Chinese
-edition yet). Its printed page is tests/ui/test_cheatsheet_pdf.py.
+reader named. The Chinese interview sheet asks chapter 06's drill questions as the Chinese chapter does
+(the course catalog's words), each with a two-sentence answer. The Chinese exit ticket takes its
+questions from the guide's catalog (one translation) and none of the guide's answers or rubric. The
+printed pages are tests/ui/test_cheatsheet_pdf.py.
 """
 
 from __future__ import annotations
@@ -113,3 +115,55 @@ def test_the_chinese_quiz_and_drill_keys_come_from_the_course_catalog() -> None:
             assert f"**{i18n._(d.question)}**" in chinese
             assert all(f"    - {i18n._(p)}" in chinese for p in d.points)
     assert "**答案：**" in chinese and "**Answer:**" not in chinese
+
+
+def test_the_chinese_interview_sheet_asks_the_drill_questions_as_the_chapter_does() -> None:
+    """Each drill question in bold, in the course catalog's words (what the Chinese chapter 06 shows), then an
+    answer of two sentences; the English sheet's code spans all kept."""
+    chinese = docs.target("interview-answers").read_text(encoding="utf-8")
+    with i18n.using("zh_CN"):
+        questions = [i18n._(d.question) for d in DRILL]
+    for question in questions:
+        at = chinese.find(f"**{question}**")
+        assert at >= 0, f"the Chinese interview sheet lacks the drill question {question!r} (bold, word for word)"
+        answer = chinese[at + len(question) + 4 :].split("\n\n")[0].strip()
+        assert len(re.findall(r"[。！？]", answer)) == 2, f"two sentences to {question!r}: {answer!r}"
+        assert answer.endswith("。"), answer
+    english = docs.source("interview-answers").read_text(encoding="utf-8")
+    assert sorted(tr.code_spans(english)) == sorted(tr.code_spans(chinese))
+
+
+def _ticket_answers(guide: str) -> list[str]:
+    """The answer and rubric lines of the guide's ``exit-ticket`` (``- **Answer:** …``, ``- **满分（2）**：…``)."""
+    block = guide.split("<!-- exit-ticket -->", 1)[1].split("<!-- /exit-ticket -->", 1)[0]
+    return [line for line in block.splitlines() if line.startswith("- **")]
+
+
+def test_the_chinese_exit_ticket_takes_its_questions_from_the_guide_and_none_of_its_answers() -> None:
+    """The exit ticket's questions are translated once, in the guide's catalog; its own catalog has the rest."""
+    english = docs.source("exit-ticket").read_text(encoding="utf-8")
+    chinese = docs.target("exit-ticket").read_text(encoding="utf-8")
+    guide_zh = docs.target("teacher-guide").read_text(encoding="utf-8")
+    lent = docs.borrowed("exit-ticket")
+    for n in range(1, 5):  # each of the four questions
+        assert any(key.startswith(f"**{n}. ") for key in lent), n
+    own = {e.id for e in docs.template("exit-ticket") if e.id}
+    assert not own & set(lent) and not own & {docs.unmarked(str(e.id)) for e in docs.template("teacher-guide")}
+    for key, theirs in lent.items():
+        zh = docs.unmarked(str(docs.read("teacher-guide")[theirs].string))
+        assert zh in chinese and zh in guide_zh, key
+    assert _fences(chinese) == _fences(english)
+    answers = _ticket_answers(guide_zh)
+    assert len(answers) >= 14 and any(line.startswith("- **答案**") for line in answers)
+    assert not [line for line in answers if line in chinese]
+    assert "**答案**" not in chinese and "满分" not in chinese and "评分标准" not in chinese
+
+
+def test_a_changed_guide_question_shows_in_english_on_the_chinese_ticket() -> None:
+    """A guide entry turned fuzzy (its English changed) is not used for the ticket either: English under the marker."""
+    guide = tr.read_catalog(docs.catalog_path("teacher-guide"))
+    key, theirs = next((k, v) for k, v in docs.borrowed("exit-ticket").items() if k.startswith("**2. "))
+    guide[theirs].flags.add("fuzzy")
+    chinese = docs.translated("exit-ticket", lender=guide)
+    assert f"{tr.FUZZY_MARK}\n\n{key}" in chinese
+    assert docs.unmarked(str(guide[theirs].string)) not in chinese

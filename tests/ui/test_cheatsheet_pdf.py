@@ -6,8 +6,8 @@ count sees a second page. The font sizes are measured in Chromium with print med
 the PDF is printed from): body text at ``BODY_PT`` (9 pt) or more, code at 8 pt or more. The
 screen version, at 1280×800, must use both columns and balance them (before, ``column-fill: auto``
 with no page height put everything in the left column); its screenshot and the PDF's page are in
-build/screenshots/. The Chinese handout, docs/cheatsheet.zh-CN.md, prints on one page with a CJK font
-from Debian (fonts-noto-cjk).
+build/screenshots/. The Chinese sheets (docs/*.zh-CN.md) print within their English sheets' pages
+(the handout on one) with a CJK font from Debian (fonts-noto-cjk).
 """
 
 from __future__ import annotations
@@ -127,18 +127,33 @@ def test_the_screen_version_uses_both_columns(browser: Any, handout_html: Path) 
     assert narrow["right"] == 0 and not narrow["overflowX"], f"a phone should get one column: {narrow}"
 
 
-def test_the_chinese_cheat_sheet_prints_on_one_a4_page_in_a_cjk_font(record_property: pytest.RecordProperty) -> None:
-    """docs/cheatsheet.zh-CN.md: one page, and its Chinese set in Noto Sans CJK (Debian's fonts-noto-cjk), not boxes.
+MIN_CHINESE = {
+    build_cheatsheet.ZH_SOURCE: 500,  # the one-page handout: about 770 (733 English words)
+    build_cheatsheet.ZH_INTERVIEW: 900,  # fifteen two-sentence answers: about 1 220 (743 English words)
+    build_cheatsheet.ZH_TICKET: 250,  # four questions: about 400 (341 English words)
+}
+
+
+@pytest.mark.parametrize("source", list(build_cheatsheet.ZH_SHEETS), ids=lambda p: p.stem)
+def test_each_chinese_sheet_prints_on_its_english_pages_in_a_cjk_font(
+    source: Path, record_property: pytest.RecordProperty
+) -> None:
+    """docs/*.zh-CN.md: within the English sheet's pages, and its Chinese set in Noto Sans CJK, not boxes.
 
     The PDF names the fonts Chromium embedded: a CJK face must be among them, as it is only when a
     glyph of the page needed it.
     """
-    pdf, pages, chars = build_cheatsheet.build(build_cheatsheet.ZH_SOURCE, lang="zh-CN")
+    pdf, pages, chars = build_cheatsheet.build(source, lang="zh-CN")
     record_property("pages", pages)
     record_property("chinese_characters", chars)
     print(f"\n{pdf.relative_to(ROOT)}: {pages} page(s), {chars} Chinese characters")
-    assert pages == build_cheatsheet.ZH_MAX_PAGES == 1, f"{pages} pages"
-    assert chars > 500  # the one-page handout: about 770 (733 English words)
+    english = source.with_name(source.name.replace(".zh-CN.md", ".md"))
+    assert 1 <= pages <= build_cheatsheet.ZH_SHEETS[source] == build_cheatsheet.SHEETS[english], f"{pages} pages"
+    assert chars > MIN_CHINESE[source]
     fonts = build_cheatsheet.pdf_fonts(pdf.read_bytes())
     assert any(f.startswith("NotoSansCJK") for f in fonts), fonts
     assert any(f.startswith("DejaVuSansMono") for f in fonts), fonts  # code keeps the English sheet's face
+
+
+def test_the_chinese_handout_is_one_page() -> None:
+    assert build_cheatsheet.ZH_SHEETS[build_cheatsheet.ZH_SOURCE] == build_cheatsheet.ZH_MAX_PAGES == 1
