@@ -2,9 +2,10 @@
 
 The whole class (accounts, PAM logins, isolation attacks, an nbgrader round) is ``make
 test-hub-real``; these check, in ``make test``, that the roster refuses what it must, that the
-class image's share/ has the student docs and blank copies but not the teacher's guide, and that
-the nbgrader course follows the exercise registry: one answer cell and one locked test cell per
-exercise, with the key's solution only between nbgrader's markers.
+class image's share/ has the student docs (the exit ticket in both languages) and blank copies but
+not the teacher's guide or the ticket's answers, and that the nbgrader course follows the exercise
+registry: one answer cell and one locked test cell per exercise, with the key's solution only
+between nbgrader's markers.
 """
 
 from __future__ import annotations
@@ -93,6 +94,22 @@ def test_share_holds_the_student_docs_and_blank_copies_not_the_key(tmp_path: Pat
             if cell.cell_type == "markdown":
                 for target in re.findall(r"\]\((\.\./[^)#\s]+)", cell.source):
                     assert (copy.parent / target).exists(), f"{copy.name}: dead link {target} in a class home"
+
+
+def test_share_gives_students_the_exit_ticket_in_both_languages_and_none_of_its_answers(tmp_path: Path) -> None:
+    """The exit ticket is handed out in English and Chinese; its answers and rubric, in the guide, in neither."""
+    share = tmp_path / "share"
+    install.write_share(share)
+    names = {p.name for p in (share / "docs").iterdir()}
+    assert {"exit-ticket.md", "exit-ticket.zh-CN.md", "interview-answers.zh-CN.md", "cheatsheet.zh-CN.md"} <= names
+    assert not any(name.startswith("teacher-guide") for name in names)
+    everything = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in share.rglob("*.md"))
+    for guide in ("teacher-guide.md", "teacher-guide.zh-CN.md"):
+        text = (ROOT / "docs" / guide).read_text(encoding="utf-8")
+        block = text.split("<!-- exit-ticket -->", 1)[1].split("<!-- /exit-ticket -->", 1)[0]
+        answers = [line for line in block.splitlines() if line.startswith("- **")]  # the answers and the rubric
+        assert len(answers) >= 14, guide
+        assert not [line for line in answers if line in everything], f"share/ holds the exit ticket's key ({guide})"
 
 
 # ---------------------------------------------------------------------------------------
