@@ -270,7 +270,13 @@ def test_the_chinese_pages_are_the_chinese_editions(site: Path, pages: dict[Path
     staged = build_site.chinese_pages()
     chapters = [p for p in staged if p.startswith("notebooks/")]
     assert len(chapters) == len(CHAPTERS), "every chapter has its Chinese edition in notebooks/zh/"
-    assert {"index.md", "docs/teacher-guide.md", "docs/cheatsheet.md"} <= set(staged)
+    assert {
+        "index.md",
+        "docs/teacher-guide.md",
+        "docs/cheatsheet.md",
+        "docs/interview-answers.md",
+        "docs/exit-ticket.md",
+    } <= set(staged)
     for page, source in staged.items():
         html_path = zh / (page.rsplit(".", 1)[0] + ".html")
         assert 'lang="zh-CN"' in html_path.read_text(encoding="utf-8")[:300], page
