@@ -15,10 +15,9 @@
 # %% [markdown] tags=["core"]
 # ## What
 #
-# A short debugging session with the legacy, dict-based agent: the text the step-30 summarizer is given against the
-# text it should get, which file and which failure each summary still knows, the API rule that makes projects
-# flatten tool blocks, a local fix (copy #2 of "how to render a block") that drifts, and the `toolUseId` slip, a
-# hand-built dict that nothing checks until the server does.
+# A short debugging session with the legacy, dict-based agent: what the step-30 summarizer reads, what each summary
+# still knows, why projects flatten tool blocks, a local fix (copy #2 of "how to render a block") that drifts, and
+# the `toolUseId` slip, a hand-built dict that nothing checks until the server does.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -26,10 +25,9 @@
 # **"Your compaction no longer causes any 400s, and the agent keeps working after it. How can it still be broken?"**
 #
 # A 400 is loud and says where to look; this bug is silent. A summary is only as good as the text the summarizer
-# reads, and step 30's transcript turned every tool block into `(tool call)`: that placeholder is the original's (the
-# original step-31 tutorial, looking back, says step 30's summary dropped each tool block as `(tool call)`); the
-# legacy code that writes it here is ours. The API accepts the text, the session goes on, and the agent has
-# forgotten which files it read, which commands it ran and what failed.
+# reads, and step 30's transcript turned every tool block into `(tool call)`, the placeholder the original step-31
+# tutorial names when it looks back at step 30 (the legacy code that writes it here is ours). The API accepts the
+# text, the session goes on, and the agent has forgotten which files it read, which commands it ran and what failed.
 
 # %% [markdown] tags=["core"]
 # ## How
@@ -62,13 +60,14 @@ history = list(engine.messages)  # a snapshot: the engine keeps appending to its
 # `msgmodel.transcript_of`. The same history through both, and the first tool call in each:
 
 # %% tags=["core"]
-from msgmodel import tool_uses_of, transcript_of
+from msgmodel import tool_results_of, tool_uses_of, transcript_of
 from msgmodel.course.legacy import summary30
 
 step30_text = summary30.transcript(history)
 authority_text = transcript_of(from_api(history))
-calls = sum(len(tool_uses_of(m)) for m in from_api(history))
-print(f"{calls} calls and {calls} results; step 30 writes '(tool call)' for all {step30_text.count('(tool call)')}:")
+calls, results = (sum(len(of(m)) for m in from_api(history)) for of in (tool_uses_of, tool_results_of))
+print(f"{calls} calls, {results} results; '(tool call)' written by step 30: {step30_text.count('(tool call)')},",
+      f"by the authority: {authority_text.count('(tool call)')}. The first call in each:")
 print("  step 30:   ", step30_text.splitlines()[1])
 print("  authority: ", next(line for line in authority_text.splitlines() if line.startswith("[call")))
 
@@ -190,8 +189,8 @@ for b in differ:
 # | arguments or a result over the limit | cut silently | cut, ending in `…` | whether it saw the end or a cut |
 # | an image (or another kind) | nothing | `[image]` | that the user sent a screenshot at all |
 #
-# A copy is checked against the session in the report, where it agrees; when the authority learns a new case,
-# nothing carries it to the copy. A better copy does not fix drift; having no copy does.
+# The copy agrees on the session it was checked against, and nothing carries the authority's next case to it. A
+# better copy does not fix drift; having no copy does.
 
 # %% [markdown]
 # How often the drifts matter, on a 300-message synthetic session:

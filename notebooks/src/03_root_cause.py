@@ -58,8 +58,7 @@
 #
 # `scan_block_knowledge` reads source with `ast` and reports a site wherever code spells out a block shape itself: a
 # kind compared (`kind-test`), a field read by name (`wire-key`), a block or message built as a dict
-# (`block-literal`, `message-literal`). Each site also names its *piece* of knowledge, the question the code around
-# it answers ("tell a tool result", "read text", ...).
+# (`block-literal`, `message-literal`).
 
 # %% tags=["core"]
 import msgmodel.course.legacy as legacy
@@ -93,8 +92,9 @@ tabulate([s for s in sites if s.kind != "message-literal"], rows="detail", colum
 # `"content"` six times in four modules, `"text"` six times. Each is a place that must agree with the API and with
 # every other place; a protocol change means finding all of them by hand.
 #
-# **What each copy is for.** The scanner files each site under its piece of knowledge (a dict literal builds a block
-# or a message; other sites take the piece of their function, from the block kinds it tests):
+# **What each copy is for.** The scanner files each site under its *piece* of knowledge, the question the code around
+# it answers (a dict literal builds a block or a message; other sites take the piece of their function, from the
+# block kinds it tests):
 
 # %%
 print(describe(sites))
