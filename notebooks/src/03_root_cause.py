@@ -43,11 +43,11 @@
 #
 # | The original, before step 31 | `msgmodel.course.legacy` | The question it answers |
 # |---|---|---|
-# | `compact.ts`: `isCleanUserStart` | `compact29._is_clean_user_start`, copy #1 | *Is this user message a tool result?* |
-# | `compact.ts`: `extractText` | `summary30._message_text`, step 30's bug | *How should a reader see a block?* |
+# | `compact.ts`: `isCleanUserStart` | `compact29._is_clean_user_start`, copy #1 | Is this user message a tool result? |
+# | `compact.ts`: `extractText` | `summary30._message_text`, step 30's bug | How should a reader see a block? |
 # | `compact.ts`: `blockToText` | `summary30._block_to_text`, copy #2 | the same, step 30's fix |
-# | `QueryEngine.ts`: `{type: "tool_result"}` | `QueryEngine.submit`'s two dicts, the slip | *What does a result look like?* |
-# | `api.ts`: reads text itself | `api.extract_text`, copy #3 | *What is a message's text?* |
+# | `QueryEngine.ts`: `{type: "tool_result"}` | `QueryEngine.submit`'s dicts: the slip | What does a result look like? |
+# | `api.ts`: reads text itself | `api.extract_text`, copy #3 | What is a message's text? |
 # | `storage.ts`: `any[]` | `storage`: `json.dump` of the list | none: nothing looks at a block |
 #
 # **How many copies?** The original says "N"; its list has five (`storage.ts` holds untyped data, not a copy). We
