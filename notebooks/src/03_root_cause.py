@@ -17,7 +17,7 @@
 # ## What
 #
 # An `ast` scanner counts every place in the legacy package that knows, by hand, what a content block looks like.
-# We set three answers to one question side by side, trace which copies run on which path of the agent, and run
+# We give three answers to one question the same input, trace which copies run on which path of the agent, and run
 # mypy to see what `list[dict[str, Any]]` hides.
 
 # %% [markdown] tags=["core"]
@@ -174,10 +174,10 @@ for name, site in watched.items():
 print("of these, on the plain path:", [name for name, site in watched.items() if site in paths["plain"]])
 
 # %% [markdown] tags=["core"]
-# The two bugs and the two local fixes run only on the failing-tool and compaction paths, which a demo, a smoke test
-# or a short session never takes. Only copy #3 runs on the plain path, and it agrees with the authority (section 3).
-# It misses the failing-tool path because it reads the model's final reply, and there the slip's 400 comes first.
-# (The optional cell below prints the full grid.)
+# The slip, the `(tool call)` transcript and the two local fixes run only on the failing-tool and compaction paths,
+# which a demo, a smoke test or a short session never takes. Only copy #3 runs on the plain path, and it agrees with
+# the authority (section 3). It misses the failing-tool path because it reads the model's final reply, and there the
+# slip's 400 comes first. (The optional cell below prints the full grid.)
 
 # %%
 from msgmodel.course.legacy.harness import reach_table
