@@ -15,33 +15,29 @@
 # %% [markdown] tags=["core"]
 # ## What
 #
-# A short debugging session with the legacy, dict-based agent. We compare the text the step-30 summarizer is given
-# with what it should have been given, ask each summary which file was read and which command failed, find the API
-# rule that makes projects flatten tool blocks, and take apart a local fix (copy #2 of "how to render a block") that
-# drifts. Last, the `toolUseId` slip: a hand-built `tool_result` dict that nothing checks until the server does.
+# A short debugging session with the legacy, dict-based agent: what the step-30 summarizer reads, what each summary
+# still knows, why projects flatten tool blocks, a local fix (copy #2 of "how to render a block") that drifts, and
+# the `toolUseId` slip, a hand-built dict that nothing checks until the server does.
 
 # %% [markdown] tags=["core"]
 # ## Why
 #
 # **"Your compaction no longer causes any 400s, and the agent keeps working after it. How can it still be broken?"**
 #
-# A 400 is the easy kind of bug: loud, immediate, and its text tells you where to look. This one is silent.
-# Compaction replaces the old part of the conversation with a summary, and a summary is only as good as the text
-# the summarizer reads. Step 30's summary transcript rendered every tool block as `(tool call)`. The API accepts that
-# text, because a placeholder is valid text; the session goes on, and the agent has forgotten which files it read,
-# which commands it ran and what failed. No error is raised and no status code changes.
+# A 400 is loud and says where to look; this bug is silent. A summary is only as good as the text the summarizer
+# reads, and step 30's transcript turned every tool block into `(tool call)`, the placeholder the original step-31
+# tutorial names when it looks back at step 30 (the legacy code that writes it here is ours). The API accepts the
+# text, the session goes on, and the agent has forgotten which files it read, which commands it ran and what failed.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
 # ### 1. A debugging session with the legacy engine
 #
-# The exhibit is the legacy `QueryEngine` of chapter 01, built the same way (`legacy_engine`). Its model is scripted
-# this time (`ScriptedModel` answers with the turns of `DEBUG_TURNS`, so every model turn is exactly the one we want);
-# the loop, the tool runs and the dicts are the legacy engine's. The agent reads `src/config.py`, runs the failing
-# tests, greps for `retries` and answers. The demo tools include no shell, so the session adds `run_command`, a
-# stand-in that behaves like a typical shell tool: it *reports* a failing command in its output (`exit code 1`)
-# instead of raising. Keep that in mind for section 6. The agent's final answer:
+# The exhibit is chapter 01's legacy `QueryEngine` (`legacy_engine`), its model scripted this time (`ScriptedModel`
+# plays the turns of `DEBUG_TURNS`); the loop, the tool runs and the dicts are the legacy engine's. The agent reads
+# `src/config.py`, runs the failing tests and greps for `retries`. `run_command`, a stand-in shell tool, *reports* a
+# failing command in its output (`exit code 1`) instead of raising (section 6 needs that). The final answer:
 
 # %% tags=["core"]
 from msgmodel import from_api
@@ -55,34 +51,35 @@ print(engine.submit(DEBUG_PROMPT))
 history = list(engine.messages)  # a snapshot: the engine keeps appending to its own list
 
 # %% [markdown] tags=["core"]
-# The facts the next turn needs are in the tool results, and in no message the model wrote: which file was read,
-# which command failed and how (`pytest`: a `TypeError` at `src/app.py:15`), and where `retries` is used.
+# The facts the next turn needs are in the tool results only: which file was read, which command failed and how
+# (`pytest`: a `TypeError` at `src/app.py:15`), and where `retries` is used.
 #
 # ### 2. What the summarizer reads
 #
-# The legacy compactor renders the old part with step 30's `summary30.transcript`. The authority's renderer is
-# `msgmodel.transcript_of`, built on `block_to_text`. The same history through both (`abridged` keeps each tool
-# result's first two lines so the columns fit):
+# The legacy compactor renders the old part with step 30's `summary30.transcript`; the authority's renderer is
+# `msgmodel.transcript_of`. The same history through both, and the first tool call in each:
 
 # %% tags=["core"]
-from msgmodel import transcript_of
+from msgmodel import tool_results_of, tool_uses_of, transcript_of
 from msgmodel.course.legacy import summary30
-from msgmodel.course.teaching import abridged, side_by_side
 
 step30_text = summary30.transcript(history)
 authority_text = transcript_of(from_api(history))
+calls, results = (sum(len(of(m)) for m in from_api(history)) for of in (tool_uses_of, tool_results_of))
+print(f"{calls} calls, {results} results; '(tool call)' written by step 30: {step30_text.count('(tool call)')},",
+      f"by the authority: {authority_text.count('(tool call)')}. The first call in each:")
+print("  step 30:   ", step30_text.splitlines()[1])
+print("  authority: ", next(line for line in authority_text.splitlines() if line.startswith("[call")))
+
+# %% [markdown]
+# Both transcripts side by side (`abridged` keeps each tool result's first two lines so the columns fit): on the left
+# not even the count of calls survives, on the right each call keeps its name and arguments and each result its text.
+
+# %%
+from msgmodel.course.teaching import abridged, side_by_side
+
 titles = ("step 30: summary30.transcript", "the authority: msgmodel.transcript_of")
 side_by_side(abridged(step30_text), abridged(authority_text), titles)
-
-# %% [markdown] tags=["core"]
-# On the left, every tool block became `(tool call)`; not even the count survives, because each *result* is labelled
-# `(tool call)` too. On the right, each call keeps its name and arguments and each result its text.
-
-# %% tags=["core"]
-from msgmodel import tool_uses_of
-
-calls = sum(len(tool_uses_of(m)) for m in from_api(history))
-print(f"tool calls in the history: {calls}; '(tool call)' placeholders: {step30_text.count('(tool call)')}")
 
 # %% [markdown]
 # The two transcripts in full, in `TranscriptCompare`: a table counts how often each side mentions a few of the
@@ -97,10 +94,9 @@ TranscriptCompare(from_api(history), before=summary30.transcript, terms=KEY_FACT
 # %% [markdown] tags=["core"]
 # ### 3. Why flatten? The summarization request defines no tools
 #
-# A summarization request carries the conversation and "summarize this" and defines no tools, because the summarizer
-# should write, not act; the API has a rule about that request (first line below). Defining the tools and forbidding
-# their use (`tool_choice: {"type": "none"}`) is legal (last line). Projects flatten anyway: the history is
-# summarized for being too big, its raw tool outputs are what makes it big, and a transcript can cut them.
+# A summarization request carries the conversation and "summarize this", and no tools: the summarizer should write,
+# not act. The API has a rule about such a request (first line below); defining the tools and forbidding their use
+# (`tool_choice: {"type": "none"}`) is legal (last line).
 
 # %% tags=["core"]
 from msgmodel import to_api, user_text
@@ -112,7 +108,7 @@ ASK = "Summarize this conversation so far, for the assistant to continue from."
 request = [*history, *to_api([user_text(ASK)])]
 for v in validate(request, tools_defined=False):
     print(f"{v.rule}: {v}")
-summarizer = local_client()  # the local API; its RuleModel summarizes when asked without tools
+summarizer = local_client()  # the local API; its RuleModel writes the summaries of section 4
 reply = summarizer.messages.create(model="claude-sonnet-4-6", max_tokens=1024, messages=request,
                                    tools=tools_param(debug_tools()), tool_choice={"type": "none"})
 print("the same request with tools= and tool_choice none: HTTP 200, stop_reason", repr(reply.stop_reason))
@@ -127,16 +123,15 @@ for name, text in (("step 30", step30_text), ("authority", authority_text)):
     print(f"{name:9} flattened request, no tools -> violations: {validate(flat, tools_defined=False)}")
 
 # %% [markdown] tags=["core"]
-# So every project that summarizes without tools writes some "block to text" function, and that function decides
-# what survives compaction. msgmodel flattens too, for size: its transcript keeps names, arguments, results, failures
-# and cut marks and drops the bulk; the raw blocks with `tool_choice: none` would be exact, and as big as the history.
+# Projects flatten anyway, because raw tool outputs are what made the history too big. So every project that
+# summarizes writes some "block to text" function, and it decides what survives compaction (msgmodel's keeps names,
+# arguments, results, failures and cut marks, and drops the bulk).
 #
 # ### 4. Ask the summaries
 #
-# Both transcripts go to `summarizer` through `legacy.api.summarize`, which the legacy compactor calls. Its model is
-# `RuleModel`, the local API's deterministic stand-in: it can only report what its input shows, which is the one
-# property that matters here (a real model could guess *which* tools ran from the assistant's words, not what they
-# returned). The step-30 summary:
+# Both transcripts go to `summarizer` through `legacy.api.summarize`, the legacy compactor's call. Its `RuleModel`
+# can only report what its input shows, the one property that matters here (a real model could guess *which* tools
+# ran from the assistant's words, not what they returned). The step-30 summary:
 
 # %% tags=["core"]
 from msgmodel.course.legacy import api as legacy_api
@@ -152,10 +147,9 @@ print(summary_step30)  # the authority's summary is the optional cell's output b
 print(summary_authority)
 
 # %% [markdown] tags=["core"]
-# Two questions the agent's next turn depends on, and a blunter measure: how many of the session's seven key facts
-# (`src/config.py`, `run_command`, `pytest`, `exit code 1`, `TypeError`, `src/app.py:15`, `grep`) each summary still
-# holds. `probe_table` asks them with regular expressions over `RuleModel`'s format; a real agent
-# would ask a model, but either way the answer can only come from the summary's text.
+# Two questions the next turn depends on, and how many of the session's seven key facts (`src/config.py`,
+# `run_command`, `pytest`, `exit code 1`, `TypeError`, `src/app.py:15`, `grep`) each summary holds. `probe_table`
+# asks with regular expressions over `RuleModel`'s format; a model would do no better than the summary's text.
 
 # %% tags=["core", "demo"]
 from msgmodel.course.sessions import probe_table
@@ -166,25 +160,27 @@ print(probe_table(summaries, ["which file was read", "which command failed, and 
 # %% [markdown] tags=["core"]
 # ### 5. A local fix: copy #2
 #
-# Fix the summary where the bug was reported, inside compaction, with a private `_block_to_text` (chapter 03 prints
-# its source). It renders calls as `[call name(args)]` and results as `[result: ...]`, like the authority: on the
-# session from the bug report the two transcripts are equal once spaces are removed (the copy writes `{"path": …}`,
-# the authority `{"path":…}`). Now three messages with blocks that session did not contain (`TRICKY`, built with the
-# constructors of chapter 04): a screenshot, the model's thinking, a long `grep` pattern, a read that failed, and a
-# result given as a list of blocks (the API allows both forms of `content`):
+# Fix the summary inside compaction, with a private `_block_to_text`: calls as `[call name(args)]`, results as
+# `[result: ...]`, like the authority. Then `TRICKY`, three messages built with chapter 04's constructors, holding
+# what the bug report's session lacked: a screenshot, thinking, a long `grep` pattern, a failed read, and a result
+# given as a list of blocks (the API allows both forms of `content`). Where does each block render differently?
 
 # %% tags=["core"]
+from msgmodel import block_to_api, block_to_text, blocks_of
 from msgmodel.course.sessions import TRICKY
 
 same = summary30.transcript_fixed(history).replace(" ", "") == authority_text.replace(" ", "")
 print("the bug report's session: copy #2 equals the authority, spaces aside:", same)
-titles = ("copy #2: summary30.transcript_fixed", "the authority: transcript_of")
-side_by_side(summary30.transcript_fixed(to_api(TRICKY)), transcript_of(TRICKY), titles)
+blocks = [b for m in TRICKY for b in blocks_of(m)]
+differ = [b for b in blocks
+          if summary30._block_to_text(block_to_api(b)).replace(" ", "") != block_to_text(b).replace(" ", "")]
+print(f"TRICKY: copy #2 renders {len(differ)} of {len(blocks)} blocks unlike the authority, which writes:")
+for b in differ:
+    print("  ", block_to_text(b)[:48])
 
 # %% [markdown] tags=["core"]
-# Both leave the thinking block out, on purpose: it is the model's scratch space, and its signature means something
-# only to the API; a summary keeps what was said and done. Beyond that, four differences, each small enough to pass
-# a code review:
+# Both leave the thinking block out on purpose (the model's scratch space; its signature means something only to the
+# API). The four differences, each small enough to pass a code review:
 #
 # | block | copy #2 | the authority | what the summary loses |
 # |---|---|---|---|
@@ -193,8 +189,8 @@ side_by_side(summary30.transcript_fixed(to_api(TRICKY)), transcript_of(TRICKY), 
 # | arguments or a result over the limit | cut silently | cut, ending in `…` | whether it saw the end or a cut |
 # | an image (or another kind) | nothing | `[image]` | that the user sent a screenshot at all |
 #
-# A copy like this one is checked against the session in the report, where it agrees; when the authority learns a
-# new case, nothing carries it to the copy. A better copy does not fix drift; having no copy does.
+# The copy agrees on the session it was checked against, and nothing carries the authority's next case to it. A
+# better copy does not fix drift; having no copy does.
 
 # %% [markdown]
 # How often the drifts matter, on a 300-message synthetic session:
@@ -221,11 +217,10 @@ for what, total, by_copy2, by_authority in rows:
 # %% [markdown] tags=["core"]
 # ### 6. The `toolUseId` slip
 #
-# A third bug, and a loud one, unlike step 30's. This is the series' one full telling of the slip; later chapters
-# refer back here. The original step-31 tutorial
-# warns that a constructor guarantees "the field name `tool_use_id` is never mistyped as `toolUseId` somewhere", the
-# hardest kind of bug to find while messages are `any`. It cites no such bug report: **the legacy engine plants one**
-# (our illustration) so we can watch it. It builds its `tool_result` dicts inline, on two lines:
+# A third bug, and a loud one. This is the series' one full telling of the slip; later chapters refer back here. The
+# original step-31 tutorial warns that a constructor keeps the field name `tool_use_id` from being mistyped as
+# `toolUseId`, the hardest kind of bug to find while messages are `any`. It cites no such bug report: **the legacy
+# engine plants one** (our illustration). Its two inline `tool_result` dicts:
 
 # %% tags=["core"]
 import inspect
@@ -235,13 +230,12 @@ from msgmodel.course.legacy.engine import QueryEngine as LegacyEngine
 source = inspect.getsource(LegacyEngine.submit).splitlines()
 start = next(i for i, line in enumerate(source) if line.strip() == "try:")
 print("\n".join(line[12:] for line in source[start : start + 7]))
-print("keys of each result built so far:", [sorted(r) for r in built])
+print(f"results built so far: {len(built)}, all by the first line:", all("tool_use_id" in r for r in built))
 
 # %% [markdown] tags=["core"]
-# The second dict spells the field `toolUseId`, and that line runs only when a tool *raises*. In our session nothing
-# raised (`run_command` reported its failure as output), so every result so far came from the first line. Later the
-# agent guesses a file name that does not exist; `read_file` raises, the `except` branch builds the result, and the
-# engine sends the next request:
+# The second dict spells the field `toolUseId`, and it runs only when a tool *raises*; `run_command` reported its
+# failure as output, so nothing has raised yet. Now the agent guesses a file name that does not exist: `read_file`
+# raises, the `except` branch builds the result, and the engine sends the next request:
 
 # %% tags=["core"]
 import anthropic

@@ -17,7 +17,7 @@
 # ## What
 #
 # An `ast` scanner counts every place in the legacy package that knows, by hand, what a content block looks like.
-# We set three answers to one question side by side, trace which copies run on which path of the agent, and run
+# We give three answers to one question the same input, trace which copies run on which path of the agent, and run
 # mypy to see what `list[dict[str, Any]]` hides.
 
 # %% [markdown] tags=["core"]
@@ -26,46 +26,39 @@
 # **"You fixed the orphan `tool_result` and the `(tool call)` summary where each one showed up. Why do you say the
 # two bugs have one root cause?"**
 #
-# On the surface they have nothing in common: a loud 400 after compaction, and a silent summary that forgot what the
-# agent read. But both are *wrong answers to a question about the shape of a message*. "May a history start at this
-# message?" needs to know that tool results travel inside user messages; "what did this turn do?" needs to know how
-# to render each kind of block. Nobody owned those answers: step 29's slicing never asked the first question (its
-# patch became a copy), step 30's summarizer answered the second wrongly (a copy), and each local fix added one more
-# copy. And `Any` switches the type checker off, so every copy compiles
-# and the simple path works: the cost is deferred to the complex paths, far from the line that caused it.
+# On the surface they have nothing in common: a loud 400 after compaction, a silent summary. But both are *wrong
+# answers to a question about the shape of a message*: "may a history start here?" needs to know that tool results
+# travel inside user messages, "what did this turn do?" how to render each kind of block. Nobody owned those answers:
+# step 29's slicing never asked the first (its patch became a copy), step 30's summarizer answered the second wrongly
+# (a copy), and each local fix added one more copy. `Any` switches the type checker off, so every copy compiles and
+# the simple path works: the cost waits on the complex paths.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
-# ### 1. Two bugs, three questions, and the original's list of copies
+# ### 1. The original's list of copies, and how many
 #
-# | What broke (chapter) | The question the code got wrong | The local answer (a copy) |
+# The original step-31 tutorial lists the private answers left after step 30, each replaced in step 31 by an import
+# of `message.ts`; the middle column is our illustration (chapter 01, section 2):
+#
+# | The original, before step 31 | `msgmodel.course.legacy` | The question it answers |
 # |---|---|---|
-# | 400 after compaction: orphan `tool_result` (01) | *Is this user message a tool result?* | compaction's (copy #1) |
-# | the summary forgot what was read and run (02) | *How should a reader see a block?* | the summarizer's (copy #2) |
-# | 400 after a failing tool: `toolUseId` (02) | *What does a tool result look like?* | the engine's, written twice |
+# | `compact.ts`: `isCleanUserStart` | `compact29._is_clean_user_start`, copy #1 | Is this user message a tool result? |
+# | `compact.ts`: `extractText` | `summary30._message_text`, step 30's bug | How should a reader see a block? |
+# | `compact.ts`: `blockToText` | `summary30._block_to_text`, copy #2 | the same, step 30's fix |
+# | `QueryEngine.ts`: `{type: "tool_result"}` | `QueryEngine.submit`'s dicts: the slip | What does a result look like? |
+# | `api.ts`: reads text itself | `api.extract_text`, copy #3 | What is a message's text? |
+# | `storage.ts`: `any[]` | `storage`: `json.dump` of the list | none: nothing looks at a block |
 #
-# The original step-31 tutorial lists the copies as they stood after step 30, and where each went:
-#
-# | The original (TypeScript), before step 31 | Its counterpart in `msgmodel.course.legacy` | Step 31 |
-# |---|---|---|
-# | `compact.ts`: its own `isCleanUserStart` | `compact29._is_clean_user_start` (copy #1) | import `message.ts` |
-# | `compact.ts`: its own `blockToText` | `summary30._block_to_text` (copy #2) | import `message.ts` |
-# | `compact.ts`: its own `extractText` | `summary30._message_text` | import `message.ts` |
-# | `QueryEngine.ts`: hand-built `{type: "tool_result"}` | `QueryEngine.submit`'s two dicts | `toolResultMsg`/`Block` |
-# | `api.ts`: its own logic for reading text | `api.extract_text` (copy #3) | `textOf` |
-# | `storage.ts`: `any[]` | `storage`: `json.dump` of the list | typed as `Message[]` |
-#
-# The middle column is our illustration (chapter 01, section 2). How many private answers does the Python exhibit
-# hold? Let's count instead of guessing.
+# **How many copies?** The original says "N"; its list has five (`storage.ts` holds untyped data, not a copy). We
+# number #1–#3 the three that are neither step 30's bug nor the slip. The scanner below counts finer: each line that
+# spells a shape by hand (a *site*), and the functions holding them.
 #
 # ### 2. Measure the copying
 #
-# `scan_block_knowledge` reads source with `ast` (it never imports it) and reports a *site* wherever the code spells
-# out a piece of the block shapes itself: a block kind compared (`kind-test`), a field read by name (`wire-key`), a
-# block or a message built as a dict (`block-literal`, `message-literal`). A docstring is not a site. Each site also
-# names its *piece* of knowledge, the question the code around it answers: "tell a tool result", "read text",
-# "render a block" (the scanner calls it "dispatch on the kind"), "build a block", and so on.
+# `scan_block_knowledge` reads source with `ast` and reports a site wherever code spells out a block shape itself: a
+# kind compared (`kind-test`), a field read by name (`wire-key`), a block or message built as a dict
+# (`block-literal`, `message-literal`).
 
 # %% tags=["core"]
 import msgmodel.course.legacy as legacy
@@ -77,11 +70,10 @@ kind_spellings = [s for s in sites if s.kind in ("kind-test", "block-literal")]
 tabulate(kind_spellings, rows="function", columns="detail")
 
 # %% [markdown] tags=["core"]
-# That is the title's claim in one table: `"tool_result"` is spelled by hand in three functions of three modules,
-# `"text"` in three functions of two, `"tool_use"` in two. Nobody asks anybody: each function compares the raw string
-# itself. (These are the block kinds; the field names and the message literals make up the rest of the sites, counted
-# in the optional cells below.) One module holds no site at all: `storage`, which saves the list with `json.dump` and
-# loads it with `json.load`, so nothing looks at a block on the way out or in:
+# The title's claim in one table: `"tool_result"` is spelled by hand in three functions of three modules, `"text"` in
+# three functions of two, `"tool_use"` in two, each comparing the raw string itself (field names and message
+# literals make up the other sites, in the optional cells below). `storage` holds no site: it saves with `json.dump`
+# and loads with `json.load`, so nothing looks at a block on the way out or in:
 
 # %% tags=["core"]
 import inspect
@@ -100,8 +92,9 @@ tabulate([s for s in sites if s.kind != "message-literal"], rows="detail", colum
 # `"content"` six times in four modules, `"text"` six times. Each is a place that must agree with the API and with
 # every other place; a protocol change means finding all of them by hand.
 #
-# **What each copy is for.** The scanner files each site under its piece of knowledge (a dict literal builds a block
-# or a message; other sites take the piece of their function, from the block kinds it tests):
+# **What each copy is for.** The scanner files each site under its *piece* of knowledge, the question the code around
+# it answers (a dict literal builds a block or a message; other sites take the piece of their function, from the
+# block kinds it tests):
 
 # %%
 print(describe(sites))
@@ -123,10 +116,11 @@ for s in sites:
 # %% [markdown] tags=["core"]
 # ### 3. The same knowledge, written three ways
 #
-# "What is the text of a message?" is answered three times: by the api layer's `extract_text` (copy #3), by the
-# compactor's own `_message_text` (the step-30 bug) and by the step-30 fix's `_block_to_text` (copy #2):
+# "What is the text of a message?" is answered three times: by the api layer's `extract_text` (copy #3), the
+# compactor's own `_message_text` (the step-30 bug) and the step-30 fix's `_block_to_text` (copy #2). The optional
+# cell below prints their source side by side:
 
-# %% tags=["core"]
+# %%
 from msgmodel.course.legacy import api, summary30
 from msgmodel.course.teaching import side_by_side
 
@@ -135,12 +129,12 @@ titles = ("copy #3: api.extract_text; the bug: summary30._message_text", "copy #
 side_by_side(left, inspect.getsource(summary30._block_to_text), titles, width=60)
 
 # %% [markdown] tags=["core"]
-# Three spellings of one idea: `b.get("type") == "text"` twice and `t == "text"` once; `b.get("text", "")`,
-# `b["text"]` and `str(b.get("text", ""))`. Small differences, real behaviour. Give all three the same assistant turn
+# Three spellings of one idea, with small differences and real behaviour. Give all three the same assistant turn
 # (two text blocks and a tool call), and the authority's `text_of` as well:
 
 # %% tags=["core"]
 from msgmodel import TextBlock, ToolUseBlock, assistant_msg, text_of, to_api
+from msgmodel.course.legacy import api, summary30
 
 turn = assistant_msg([TextBlock("Let me check."), TextBlock("Reading the config now."),
                       ToolUseBlock("toolu_01", "read_file", {"path": "src/config.py"})])
@@ -152,40 +146,43 @@ for who, text in answers.items():
     print(f"{who:27} {text!r}")
 
 # %% [markdown] tags=["core"]
-# The api copy and the authority agree: both join text blocks with nothing between, by design (a client printing the
-# streamed text deltas shows exactly that; a separator would add characters the model never wrote). The summarizer's
-# two copies differ; copy #2 is a transcript, one line per block, so part of that is its job. Which text the
-# summarizer reads depends on which copy compaction was handed: nobody decided that.
+# Copy #3 and the authority agree, joining text blocks with nothing between, by design (as a client printing the
+# streamed deltas shows them). The summarizer's two copies differ (copy #2 is a transcript, so partly by design), and
+# which one runs depends on the compactor: nobody decided that.
 #
 # ### 4. Where the cost lands: the copies run on the complex paths
 #
-# That `Any` *defers* the cost can be measured. `trace_paths` runs the legacy engine five ways (a plain question, a
-# tool round, a tool that fails, and a compacted session, with the original compactor and with the local fixes of
-# chapters 01 and 02) under a line tracer (`sys.settrace`). Which functions holding knowledge did each path reach
-# (`✓`: at least one of its sites ran)?
+# That `Any` *defers* the cost can be measured. `trace_paths` runs the legacy engine five ways under a line tracer
+# (`sys.settrace`): a plain question, a tool round, a tool that fails, and a compacted session, with the original
+# compactor and with the local fixes of chapters 01 and 02. On which paths does each copy and each bug run?
 
 # %% tags=["core"]
-from msgmodel.course.legacy.harness import reach_table, trace_paths
+from msgmodel.course.legacy.harness import trace_paths
 
 paths = trace_paths(sites)
-print(reach_table(sites, paths))
 
-# %% [markdown] tags=["core"]
-# (`api.create_message` holds knowledge because it turns the SDK's reply into a message dict by hand.) The plain
-# question touches a few sites, all in the engine and the api layer, and those work. Every copy, buggy or not, sits
-# on a path that a demo, a smoke test or a short session never takes:
 
-# %% tags=["core"]
 def first_site(function):
     return next(s for s in sites if s.function == function)
 
 
-buggy = {"the slip": next(s for s in sites if "toolUseId" in s.code and s.kind == "block-literal"),
-         "the (tool call) transcript": first_site("_message_text"),
-         "copy #1": first_site("_is_clean_user_start"), "copy #2": first_site("_block_to_text")}
-for name, site in buggy.items():
-    reached = [path for path, ran in paths.items() if site in ran]
-    print(f"{name:27} {site.where:16} runs on: {', '.join(reached)}")
+watched = {"the slip": next(s for s in sites if "toolUseId" in s.code and s.kind == "block-literal"),
+           "the (tool call) transcript": first_site("_message_text"), "copy #1": first_site("_is_clean_user_start"),
+           "copy #2": first_site("_block_to_text"), "copy #3": first_site("extract_text")}
+for name, site in watched.items():
+    print(f"{name:27} runs on: {', '.join(path for path, ran in paths.items() if site in ran)}")
+print("of these, on the plain path:", [name for name, site in watched.items() if site in paths["plain"]])
+
+# %% [markdown] tags=["core"]
+# The slip, the `(tool call)` transcript and the two local fixes run only on the failing-tool and compaction paths,
+# which a demo, a smoke test or a short session never takes. Only copy #3 runs on the plain path, and it agrees with
+# the authority (section 3). It misses the failing-tool path because it reads the model's final reply, and there the
+# slip's 400 comes first. (The optional cell below prints the full grid.)
+
+# %%
+from msgmodel.course.legacy.harness import reach_table
+
+print(reach_table(sites, paths))  # api.create_message holds knowledge: it turns the SDK's reply into a dict by hand
 
 # %% [markdown] tags=["core"]
 # That is the original tutorial's sentence made measurable: the cost of `any` is pushed to "compaction, summaries,
@@ -194,16 +191,16 @@ for name, site in buggy.items():
 # %% [markdown] tags=["core"]
 # ### 5. What the type checker sees
 #
-# Could a tool have caught the slip before it ran? `msgmodel.course.teaching.type_check` runs `mypy --strict` on
-# snippets in a scratch folder. Here is the engine's tool loop on its own, twice: its results typed as the engine
-# types them (`dict[str, Any]`, in `loop_any`), and as a `TypedDict` naming the block's fields, as the SDK's
-# `ToolResultBlockParam` does (in `loop_typed`). `RESULT` stands for the annotation; nothing else changes.
+# Could a tool have caught chapter 02's slip before it ran? `msgmodel.course.teaching.type_check` runs `mypy --strict`
+# on snippets in a scratch folder: the engine's two result dicts, typed `dict[str, Any]` as the engine types them
+# (`loop_any`), and as a `TypedDict` naming the block's fields, like the SDK's `ToolResultBlockParam` (`loop_typed`).
+# `RESULT` stands for the annotation; nothing else changes.
 
 # %% tags=["core", "demo"]
 from msgmodel.course.teaching import type_check
 
 LOOP = """\
-from typing import Any, Callable, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 class ToolResultParam(TypedDict):
     type: str
@@ -211,22 +208,16 @@ class ToolResultParam(TypedDict):
     content: str
     is_error: NotRequired[bool]
 
-def run_calls(tools: dict[str, Callable[..., str]], calls: list[dict[str, Any]]) -> list[RESULT]:
-    results: list[RESULT] = []
-    for call in calls:
-        try:
-            output = tools[call["name"]](**call["input"])
-            results.append({"type": "tool_result", "tool_use_id": call["id"], "content": output})
-        except Exception as e:
-            results.append({"type": "tool_result", "toolUseId": call["id"], "content": str(e), "is_error": True})
-    return results
+def results(call: dict[str, Any], output: str, error: str) -> list[RESULT]:
+    return [{"type": "tool_result", "tool_use_id": call["id"], "content": output},
+            {"type": "tool_result", "toolUseId": call["id"], "content": error, "is_error": True}]
 """
 type_check({"loop_any": LOOP.replace("RESULT", "dict[str, Any]"),
             "loop_typed": LOOP.replace("RESULT", "ToolResultParam")})
 
 # %% [markdown] tags=["core"] holdback=["Not a word on…correctly so", "On `loop_typed`,…anything runs."]
 # Not a word on `loop_any`, and correctly so: `dict[str, Any]` *means* "any string key, any value". On `loop_typed`,
-# line 16, the error path: mypy reports the missing `tool_use_id` and the stray `toolUseId` before anything runs.
+# line 11, the error path's dict: mypy reports the missing `tool_use_id` and the stray `toolUseId` before anything runs.
 #
 # **Where this series parts from the original.** The original says one authoritative definition stops structural
 # errors "at compile time, and the bug disappears at the source". That holds for the slip, a misspelled shape. The
@@ -236,9 +227,9 @@ type_check({"loop_any": LOOP.replace("RESULT", "dict[str, Any]"),
 # %% [markdown] tags=["core"]
 # ### 6. The question chapter 04 answers
 #
-# Every module of the legacy package talks to the same `list[dict[str, Any]]`, each with its own copy of the
-# knowledge it needs. So the question for [chapter 04](04_unified_model.ipynb) is: **what would one authority look
-# like?** The measurements say what it must provide:
+# Every legacy module talks to the same `list[dict[str, Any]]` with its own copy of what it needs. So
+# [chapter 04](04_unified_model.ipynb) asks: **what would one authority look like?** What the measurements say it
+# must provide:
 #
 # | The measurement | What the authority must provide |
 # |---|---|
