@@ -13,7 +13,7 @@
 # `list[Any]` and get away with it, until a compaction step cuts the list in the wrong place and the API answers
 # **400**, or a summary quietly forgets every file the agent read. This series replays two such bugs from one agent,
 # traces them to a single cause, and cures that cause with one small module. Each claim is a cell whose output you
-# can check, or names the test or committed file it rests on.
+# can check, or names what it rests on: a test, a committed file, a cited source.
 
 # %% [markdown] tags=["core"]
 # ## What
@@ -104,8 +104,8 @@ core_route()
 #
 # Let's send it with the **official `anthropic` SDK**, wired in-process to a local Messages API
 # (`msgmodel.api.local_client`) that refuses a bad request with a 400, in the live API's words where a public capture
-# exists (chapter 01). Its *model* is a script: the protocol is real, the intelligence is not. The tools are four demo
-# tools over an in-memory project.
+# exists (chapter 01). Its *model* is a script: the protocol is real, the intelligence is not. The tools are four
+# demos over an in-memory project.
 
 # %% tags=["core"]
 import anthropic
@@ -215,7 +215,7 @@ for name, request in broken.items():
 
 # %% [markdown] tags=["core"]
 # Each 400 carries the live API's sentence where a public capture exists; chapter 01 reads the orphan's part by part
-# and checks `validate` against the 15 public captures the series ships.
+# and checks `validate` against 15 public captures.
 
 # %% [markdown]
 # ### The whole agent loop, in eight lines

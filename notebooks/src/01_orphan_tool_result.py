@@ -111,7 +111,7 @@ for keep in (6, 7):
 # %% tags=["core", "demo"]
 before = from_api(compactor.handed[-1])
 start = len(before) - 7
-orphan = "history[-7:] starts on a tool answer whose call went into the summary → 400 at request messages.1"
+orphan = "history[-7:] starts on a tool answer whose call is in the summary: [summary, 6, 7, …] → 400 at messages.1"
 answer = "history[-6:] starts on the assistant's answer → accepted"
 outline(before[: start + 2], {start: orphan, start + 1: answer}, since=5)
 
