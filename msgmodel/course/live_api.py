@@ -10,10 +10,11 @@ no live answer: they are listed apart, with what ``validate`` says today (our re
 
 ``live_api_agreement()`` runs ``validate_request`` (``validate`` on a whole request body) on
 every capture and returns an ``Agreement``: an HTML table in Jupyter, aligned plain text
-elsewhere, the same on every run. ``Agreement.summary()`` is the short view: the count, what kind
-of evidence the captures are (a verbatim text, or a quoted one whose ids and message numbers we
-filled in; a known request, or one reconstructed from the report), and one line per capture with
-what its rule forbids. No live API is called here.
+elsewhere, the same on every run. ``Agreement.summary()`` is the short view, a verdict in three
+lines: the count, what kind of evidence the captures are (a verbatim text, or a quoted one whose
+ids and message numbers we filled in; a known request, or one reconstructed from the report), and
+the open questions; its ``by_rule()`` lists each rule with what it forbids. No live API is called
+here.
 """
 
 from __future__ import annotations
@@ -221,7 +222,7 @@ class Agreement:
         ).format(agreeing=self.agreeing, n=n, verbatim=n - filled, filled=filled, rebuilt=rebuilt)
 
     def summary(self) -> AgreementSummary:
-        """The short view: the count, what the evidence is, and one line per capture."""
+        """The short view: the verdict in three lines; ``.by_rule()`` lists what each rule forbids."""
         return AgreementSummary(self)
 
     def __repr__(self) -> str:
@@ -256,7 +257,7 @@ class Agreement:
 
 
 class AgreementSummary:
-    """``Agreement.summary()``: the count, the kind of evidence, and per capture its rule and what the rule forbids."""
+    """``Agreement.summary()``: the verdict in three lines (the count, the kind of evidence, the open questions)."""
 
     def __init__(self, agreement: Agreement) -> None:
         self.agreement = agreement
@@ -264,18 +265,44 @@ class AgreementSummary:
     def __repr__(self) -> str:
         a = self.agreement
         caps = a.captures
+        n, filled = len(caps), sum(c.filled for c in caps)
         refused = sum(c.live_status == 400 for c in caps)
+        return "\n".join(
+            [
+                _(
+                    "{n} public captures of the live API: {agreeing} agree with validate byte for byte "
+                    "({verbatim} verbatim, {filled} with placeholders filled)"
+                ).format(n=n, agreeing=a.agreeing, verbatim=n - filled, filled=filled),
+                "  "
+                + _(
+                    "{refused} refusals under {rules} rules and {accepted} acceptance; {rebuilt} requests rebuilt "
+                    "from a report, not recorded"
+                ).format(
+                    refused=refused,
+                    rules=len({c.rule for c in caps if c.live_status == 400}),
+                    accepted=n - refused,
+                    rebuilt=sum(c.reconstructed for c in caps),
+                ),
+                "  "
+                + _("not captured: {n} open questions, answered by our reading (listed apart)").format(
+                    n=len(a.open_questions)
+                ),
+            ]
+        )
+
+    def by_rule(self) -> str:
+        """One line per rule: ✓ or ✗, the live status, the rule id (× captures) and what the rule forbids."""
+        a = self.agreement
+        caps = a.captures
         rows: dict[tuple[int, str], list[Capture]] = {}
         for c in caps:
             rows.setdefault((c.live_status, c.rule), []).append(c)
         width = max(len(c.rule) for c in caps) + 4
         lines = [
-            a._title(),
-            "  "
-            + _(
-                "{refused} refusals and {accepted} acceptance; placeholders are the ids and message numbers a report "
-                "left out; a reconstructed request is rebuilt from the report, not recorded"
-            ).format(refused=refused, accepted=len(caps) - refused),
+            _(
+                "placeholders are the ids and message numbers a report left out; a reconstructed request is rebuilt "
+                "from the report, not recorded"
+            )
         ]
         for (status, rule), group in rows.items():
             c = group[0]
@@ -284,11 +311,6 @@ class AgreementSummary:
             )
             name = f"{rule} ×{len(group)}" if len(group) > 1 else rule
             lines.append(f"{'✓' if all(g.agrees for g in group) else '✗'} {status} {name:<{width}} {what}")
-        lines.append(
-            _("not captured: {n} open questions, answered by our reading (listed apart)").format(
-                n=len(a.open_questions)
-            )
-        )
         return "\n".join(lines)
 
 

@@ -12,16 +12,16 @@
 # An agent that calls tools keeps its conversation as a list of messages. Most codebases type that list as
 # `list[Any]` and get away with it, until a compaction step cuts the list in the wrong place and the API answers
 # **400**, or a summary quietly forgets every file the agent read. This series replays two such bugs from one agent,
-# traces them to a single cause, and cures that cause with one small module. Every claim is a cell whose output you
-# can check.
+# traces them to a single cause, and cures that cause with one small module. Each claim is a cell whose output you
+# can check, or names what it rests on: a test, a committed file, a cited source.
 
 # %% [markdown] tags=["core"]
 # ## What
 #
-# The front door: the map of the eight chapters, three ways to use them, and the one thing every later chapter
-# assumes you can read at a glance, the Messages API's **tool exchange**, four messages long, sent through the
-# official `anthropic` SDK to a local copy of the API. Afterwards you can draw the four messages from memory, name
-# the rules that tie them together, and predict whether a request gets 200 or 400.
+# The map of the eight chapters, how to use them, and what every later chapter assumes you read at a glance: the
+# Messages API's **tool exchange**, four messages, sent through the official `anthropic` SDK to a local copy of the
+# API. Afterwards you can draw it from memory, name the rules that tie it together, and predict a request's 200 or
+# 400.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -29,23 +29,22 @@
 # **"Your agent calls tools. Walk me through what goes over the wire, and tell me what can break."**
 #
 # The Messages API is stateless: every request carries the *whole* conversation. When the model wants a tool, its
-# assistant message ends with a `tool_use` block that has an `id`. Your code runs the tool and sends the output back
-# as a `tool_result` block with that id, in the *next* message, whose role is `user`. The server checks this pairing
+# assistant message ends with a `tool_use` block with an `id`; your code runs the tool and sends the output back as
+# a `tool_result` block with that id in the *next* message, whose role is `user`. The server checks this pairing
 # on every request, so any code that edits the history (compaction, trimming, summarizing, storage, replay) must keep
 # the pairs intact. A cut that separates a call from its result gets a 400: loud. A summary that flattens tool blocks
 # into placeholders forgets what the agent did: silent, and worse.
 #
-# The interviewer wants three things: can you draw the exchange, do you know which invariant the server enforces,
-# and can you name the design that keeps every piece of code from breaking it?
+# The interviewer wants you to draw the exchange, name the invariant the server enforces, and name the design that
+# keeps every piece of code from breaking it.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
 # ### Chapter map
 #
-# The series retells the original step-31 tutorial, part of a Chinese series that builds a coding agent step by step
-# and compares each step with Claude Code's source. Its steps 29 and 30 met the two bugs and fixed each one locally;
-# step 31 is the cure.
+# The series retells the original step-31 tutorial, from a Chinese series that builds a coding agent step by step
+# beside Claude Code's source. Its steps 29 and 30 met the two bugs and fixed each locally; step 31 is the cure.
 #
 # | # | chapter | what you will see |
 # |---|---|---|
@@ -60,13 +59,13 @@
 #
 # ### Three ways to use the series
 #
-# A 90-minute class (below), interview preparation (chapter 06's drill), or executable documentation (the tests
-# re-check every output); the optional cell after the route says more about the last two.
+# A 90-minute class (below), interview preparation or executable documentation (the optional cell after the route).
 #
-# * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab shows a
-#   cell's tags in its property inspector) explain both bugs, their common cause and the model that removes it. The
-#   route's minutes are the careful model's (under the table), which reads outputs as fast as prose; a fresh reader
-#   who checked every output estimated about two hours (two and a half with chapter 06's drill written out):
+# * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab's property
+#   inspector shows tags) explain both bugs, their common cause and the model that removes it. The
+#   route's minutes are the careful model's (under the table), which prices outputs at 250 words a minute, as if
+#   skimmed; a fresh reader who checked every output estimated about two hours (two and a half with chapter 06's drill
+#   written out):
 
 # %% tags=["core"]
 from msgmodel.course.teaching import core_route
@@ -76,14 +75,14 @@ core_route()
 # %% [markdown] tags=["core"]
 # Every chapter has the same sections: What · Why · How · Follow-up questions · Pitfalls and trade-offs · vs. the
 # real source · One-line summary · Exercises. The core route reads What, Why, How and, from chapter 04 on, the
-# summary; the other sections are optional, and the route never needs them (a core cell that mentions one says so).
+# summary; it never needs the others (a core cell that mentions one says it is optional).
 
 # %% [markdown]
 # * **Interview preparation.** Each chapter's *Why* opens with the interviewer's question in bold; chapter 06 has a
 #   drill of fifteen follow-up questions where you write your answer first, then read the model answer and score
 #   yours against a checklist.
-# * **Executable documentation.** Every claim is a cell; `make test` re-runs every notebook and compares each output
-#   with the committed one. The code you import is the `msgmodel` package: `msgmodel.core` is the library,
+# * **Executable documentation.** `make test` re-runs every notebook and compares each output with the committed
+#   one. The code you import is the `msgmodel` package: `msgmodel.core` is the library,
 #   `msgmodel.api` a local Messages API, `msgmodel.course` what only these notebooks use (displays, widgets, the
 #   sessions the chapters replay, the legacy exhibit).
 
@@ -103,11 +102,10 @@ core_route()
 #     API-->>C: [3] assistant: the answer
 # ```
 #
-# Let's send it. The client is the **official `anthropic` SDK**, wired in-process to a local Messages API
-# (`msgmodel.api.local_client`) that checks every request against the live API's rules and refuses a bad one with a
-# 400, in the live API's words where a public capture exists (chapter 01). Its *model* is a script: the protocol is
-# real, the intelligence is not, and for these chapters it need not be. The tools are four demo tools over a small
-# in-memory project.
+# Let's send it with the **official `anthropic` SDK**, wired in-process to a local Messages API
+# (`msgmodel.api.local_client`) that refuses a bad request with a 400, in the live API's words where a public capture
+# exists (chapter 01). Its *model* is a script: the protocol is real, the intelligence is not. The tools are four
+# demos over an in-memory project.
 
 # %% tags=["core"]
 import anthropic
@@ -159,7 +157,7 @@ history.append(tool_result_msg([result]))
 print(f"tool_use id {call.id} → tool_result for {result.tool_use_id}, carried by a {history[2].role!r} message")
 
 # %% [markdown] tags=["core"]
-# **Message 3, the answer.** We send all three messages again (the API remembers nothing). `show` draws the
+# **Message 3, the answer.** We send all three messages again. `show` draws the
 # conversation as cards: tool calls in amber, results in green.
 
 # %% tags=["core"]
@@ -192,41 +190,32 @@ for i, wire in enumerate(to_api(history)):
 #
 # Rules 2 and 3 are the **pairing rules**; their three errors are `orphan_tool_result` (2), `dangling_tool_use` and
 # `tool_use_not_last` (3). Rules 1, 2, 3 and 5 rest on captured live answers (chapter 01), rule 4 on users' reports.
+# Rule 3 means the results come first in that next message, before any text. Rule 5 is recent: from Claude 4.6 on,
+# models refuse *prefill*, a request ending with an assistant message for the model to continue.
 #
-# Rule 3 means the results come first in that next message, before any text, and nothing sits between a call and its
-# answers (a user who interjects before the results arrive breaks it). Rule 5 is recent: models from Claude 4.6 on no
-# longer accept *prefill*, a request ending with an assistant message for the model to continue, so a stored history
-# that ends with the assistant's answer is not yet a request; older models accept it. Two user messages in a row, on
-# the other hand, break no rule: the API merges them into one turn (chapter 01 shows it).
-#
-# Break rule 2. The user asks a follow-up; a naive compaction keeps only "the last three messages", so the request
-# opens with the tool result and its `tool_use` is gone:
+# Break each pairing rule once (a naive compaction that keeps the last three messages breaks rule 2). `validate`
+# (`msgmodel.core.protocol`), the local API's own judge, names the broken rule without a round trip: it returns the
+# violations it finds, first the one the API would report, each with a rule id and a plain-words hint.
 
 # %% tags=["core", "demo"]
-follow_up = user_text("Which Python version does it need?")
-window = [*history, follow_up][-3:]
-try:
-    client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(window))
-except anthropic.BadRequestError as err:
-    print("HTTP", err.status_code)
-    print(err.api_message)  # anthropic ≥ 2.14: the API's own sentence, err.body["error"]["message"]
-
-# %% [markdown] tags=["core"]
-# That sentence is the live API's wording: Claude Code users pasted the same text, down to `messages.0.content.0`,
-# into [anthropics/claude-code#24670](https://github.com/anthropics/claude-code/issues/24670). Chapter 01 runs the
-# local validator on each of the 15 public captures of a live answer that the series ships, and shows they agree
-# byte for byte once the ids a report left out are filled in; where no capture exists, the validator answers by a
-# documented reading.
-#
-# You don't need a round trip to know this. `msgmodel.core.protocol.validate` is the local API's own judge: it
-# returns the violations it finds, first the one the API would report (here there is one), each with a stable rule
-# id and a plain-words hint:
-
-# %% tags=["core"]
 from msgmodel.core.protocol import validate
 
-for v in validate(window, model=MODEL):
-    print(f"{v.rule}: {v.hint}")
+window = [*history, user_text("Which Python version does it need?")][-3:]
+broken = {
+    "window opens on the result": window,
+    "result never sent": [history[0], history[1], user_text("Actually, wait.")],
+    "text after the call": [history[0], assistant_msg([TextBlock("Reading."), call, TextBlock("Wait.")]), history[2]],
+}
+for name, request in broken.items():
+    try:
+        client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=to_api(request))
+    except anthropic.BadRequestError as err:
+        v = validate(request, model=MODEL)[0]
+        print(f"{name}: HTTP {err.status_code}; {v.rule}: {v.hint.split(';')[0]}")
+
+# %% [markdown] tags=["core"]
+# Each 400 carries the live API's sentence where a public capture exists; chapter 01 reads the orphan's part by part
+# and checks `validate` against 15 public captures.
 
 # %% [markdown]
 # ### The whole agent loop, in eight lines

@@ -9,17 +9,15 @@
 # %% [markdown] tags=["core"]
 # # 01 · The orphan tool_result (step 29)
 #
-# *An agent that worked for weeks starts failing with HTTP 400 right after it compacts its history. This chapter
-# makes that happen, takes it apart, and adds a local fix, as step 29 did. The fix is where the series' real
-# problem begins.*
+# *An agent that worked for weeks fails with HTTP 400 right after it compacts its history. We make that happen and
+# fix it locally, as step 29 did; the fix is where the series' real problem begins.*
 
 # %% [markdown] tags=["core"]
 # ## What
 #
-# First the evidence that the local API's 400s are the live API's. Then an agent that keeps its messages as
-# `list[dict]` compacts its history by keeping the last `keep` messages; with one innocent value of `keep` the next
-# request fails. We find where the cut fell, see why "start the window at a user message" is not enough in this
-# protocol, and apply a local fix: *copy #1* of knowledge that belongs elsewhere.
+# Evidence that the local API's 400s are the live API's; an agent on `list[dict]` whose compaction keeps the last
+# `keep` messages, and one `keep` that makes the next request fail; why "start at a user message" is not enough here;
+# and a local fix, *copy #1* of knowledge that belongs elsewhere.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -27,23 +25,21 @@
 # **"Our agent worked for weeks. Then, right after a context compaction, every request failed with a 400 about
 # `tool_use_id`. What happened, and why didn't the tests catch it?"**
 #
-# A tool call and its answer are two messages: the assistant's `tool_use`, and a `tool_result` that names it by id,
-# inside a **user** message. On every request the API checks that each `tool_result` answers a `tool_use` in the
-# message right before it. Compaction that cuts by count can keep the answer while summarizing its question away.
-# Whether that happens depends on `keep` and on how many messages the last rounds took, so a test suite built around
-# one conversation shape stays green until a user says "thanks" at the wrong moment. In an interview the fix matters
-# less than *where those few lines end up*: that is the thread the series pulls.
+# Compaction that cuts by count can keep a tool's answer while summarizing its call away: chapter 00's rule 2, broken.
+# Whether it does depends on `keep` and on how many messages the last rounds took, so a suite that tries one `keep` on
+# one conversation shape can stay green while other values fail (an optional sweep after section 5 shows which). In
+# an interview the fix matters less than *where those few lines end up*: that is the thread the series pulls.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
 # ### 1. The evidence: `validate` against the live API's captured answers
 #
-# Every error in this series comes from a local Messages API whose judge is `msgmodel.core.protocol.validate`. Its
-# wording is the live API's where someone recorded a live answer in public: the series ships 15 such captures
+# Every error in this series comes from the local API's judge, `validate` (chapter 00). Its wording is the live
+# API's where someone recorded a live answer in public: the series ships 15 such captures
 # (`msgmodel/data/live_api_errors.json`, with their sources in [api-rules.md](../docs/api-rules.md), optional
 # reading). The cell runs `validate` on each captured request and compares its text with the captured one, byte for
-# byte; each line names the rule and what it forbids:
+# byte:
 
 # %% tags=["core"]
 from msgmodel.course.teaching import live_api_agreement
@@ -52,25 +48,23 @@ agreement = live_api_agreement()
 agreement.summary()
 
 # %% [markdown] tags=["core"]
-# What this does not show: the live API's answer where nobody captured one (the six open questions, where
-# `validate` answers by a documented reading), and what no local validator can check, such as whether a thinking
-# block's signature is genuine. Every captured text and its source, and the open questions, are in the optional cell
-# below.
+# Not shown: six questions no capture answers, where `validate` gives our documented reading (the index a `tool_use`
+# error names after an assistant-first request, the order of parallel results, an empty `tool_result`, a bare final
+# `tool_use` on models up to 4.5, trailing whitespace, a forged thinking signature, which no local validator can
+# check). The optional cell below lists each rule, each capture with its source, and the six.
 
 # %%
+print(agreement.summary().by_rule())
 agreement
 
 # %% [markdown] tags=["core"]
 # ### 2. The exhibit: an agent loop on dicts
 #
 # `msgmodel.course.legacy.engine.QueryEngine` is the agent loop as it stood after steps 29–30, messages as
-# `list[dict[str, Any]]`, with callbacks (`on_compact`, `on_tool_result`, ...) as in the original's step 30. The
-# original describes those steps in TypeScript; the `legacy` package, its copies and its bugs are **our Python
-# illustration** of them, and a chapter that says what the original did quotes it. `legacy_engine()` builds one on the
-# official SDK wired to the local API, whose model is `RuleModel`, a deterministic stand-in that calls four demo
-# tools. To look at its dicts we decode them with `from_api`, a list of message dicts into msgmodel's typed messages
-# (chapter 00's `blocks_from_api` does one SDK reply's blocks; chapter 04 builds both), and `outline` draws a history
-# one line per message:
+# `list[dict[str, Any]]`. The original is TypeScript; the `legacy` package, its copies and its bugs are **our Python
+# illustration**, and where a chapter says what the original did, it quotes it. `legacy_engine()` builds one on the
+# local API, whose model, `RuleModel`, is a deterministic stand-in that calls four demo tools. `from_api` decodes its
+# dicts into msgmodel's typed messages (chapter 04 builds it), and `outline` draws a history one line per message:
 
 # %% tags=["core"]
 from msgmodel import from_api
@@ -86,11 +80,10 @@ outline(from_api(engine.messages))
 #
 # ### 3. Weeks of green, then one more message of context
 #
-# The engine compacts when the history holds more than 12 messages, just before it calls the model: all but the last
-# `keep` messages go through the summarizer, and the summary comes back as one user message in front
-# (`legacy.compact29.compact`, whose core is `history[-keep:]`). Eight tool prompts twice over, with the default
-# `keep=6`, then `keep=7`, which a teammate picks for a little more context. `RecordingCompactor` keeps every history
-# the compactor was handed; `first_400` submits the prompts until the API refuses one:
+# Above 12 messages, the engine compacts before it calls the model: all but the last `keep` messages go to the
+# summarizer, whose summary comes back as one user message in front (`compact29.compact`: `history[-keep:]`). Eight
+# tool prompts twice over, with the default `keep=6`, then `keep=7`. `RecordingCompactor` keeps every history the
+# compactor was handed; `first_400` submits the prompts until the API refuses one:
 
 # %% tags=["core", "demo"]
 from msgmodel.course.legacy import compact29
@@ -103,7 +96,7 @@ for keep in (6, 7):
     print(f"keep={keep}: compacted {len(compactor.handed)}×;", refusal or f"all {len(PROMPTS) * 2} prompts answered")
 
 # %% [markdown] tags=["core"]
-# One sentence is the whole bug report (`api_message` is the API's own text, as in chapter 00):
+# One sentence is the whole bug report (the SDK's `err.api_message`):
 #
 # | Part | Meaning |
 # |---|---|
@@ -113,45 +106,41 @@ for keep in (6, 7):
 #
 # ### 4. Where the cut fell
 #
-# The `keep=7` run first handed its compactor 13 messages (the engine compacts above 12, whatever `keep` is). It kept
-# `history[-7:]`; `keep=6` keeps one message less:
+# The `keep=7` run handed its compactor 13 messages and kept the last 7; `keep=6` keeps one less:
 
 # %% tags=["core", "demo"]
 before = from_api(compactor.handed[-1])
 start = len(before) - 7
-outline(before, {start: "history[-7:] starts here: refused", start + 1: "history[-6:] starts here: accepted"}, since=4)
+orphan = "history[-7:] starts on a tool answer whose call is in the summary: [summary, 6, 7, …] → 400 at messages.1"
+answer = "history[-6:] starts on the assistant's answer → accepted"
+outline(before[: start + 2], {start: orphan, start + 1: answer}, since=5)
 
-# %% [markdown] tags=["core"] holdback=["Message 6 answers…into the summary.", "The request sent…message 1."]
-# Message 6 answers the `calculator` call in message 5, and message 5 is above the cut: it went into the summary.
-# The request sent was `[summary, *history[6:]]`, so the orphan is request message 1.
-#
-# **Two user messages in a row are not the problem.** That request opens with two user messages, the summary and the
-# tool answer. The API accepts consecutive messages of one role and merges them into one turn (optional reading:
-# [api-rules.md](../docs/api-rules.md) §0, finding 2; tutorials from 2024 quote the old `roles must alternate`
-# error). It checks each `tool_result` against the raw message right before it, though, so merging does not rescue
-# the orphan. `validate` (chapter 00), which reads typed messages and wire dicts alike, says both:
+# %% [markdown] tags=["core"] holdback=["The refused request opens with two, the summary and the tool answer."]
+# **Two user messages in a row are not the problem.** The refused request opens with two, the summary and the tool
+# answer. The API accepts consecutive messages of one role and merges them into one turn (optional reading:
+# [api-rules.md](../docs/api-rules.md) §0, finding 2), but it checks each `tool_result` against the raw message right
+# before it, so merging does not rescue the orphan. `validate`, which reads typed messages and wire dicts alike:
 
 # %% tags=["core"]
 from msgmodel import user_text
 from msgmodel.core.protocol import validate
 
-print("two user messages in a row:", validate([user_text("Summary: read src/app.py."), user_text("List tests/")]))
+print("two user messages in a row:", validate([user_text("Summary."), user_text("List tests/")]) or "valid")
 print("the summary, then the orphan:", validate(refusal.request)[0].rule)
 
 # %% [markdown] tags=["core"]
 # ### 5. Why "start at a user message" is not enough
 #
-# The intuitive guard is "make the window start on a user message". Message 6 *is* a user message. In this protocol
-# the user role carries two different things:
+# The intuitive guard, "start the window on a user message", fails: message 6 *is* one. Here the user role carries
+# two different things:
 #
-# | Protocol | Where a tool's answer lives | Is "start on a user/human message" safe? |
+# | Protocol | Where a tool's answer lives | "Start on a user/human message" safe? |
 # |---|---|---|
-# | OpenAI Chat, LangChain | its own role (`tool`) / class (`ToolMessage`) | yes: a human message never answers a tool |
+# | OpenAI Chat, LangChain | its own role (`tool`) / class (`ToolMessage`) | yes: a human message answers no tool |
 # | Anthropic Messages | a `tool_result` block **inside a `user` message** | no: many user messages are tool answers |
 #
-# This is why LangChain's `trim_messages(..., start_on="human")` works there and has no counterpart here: it has no
-# pairing logic, and needs none, because a `ToolMessage` is never "human". Counting the history the compactor saw
-# (`tool_results_of(m)`: the tool results a message holds):
+# (So LangChain's `trim_messages(..., start_on="human")` needs no pairing logic: from its docs, not run here.) In the
+# history the compactor saw (`tool_results_of(m)`: the tool results a message holds):
 
 # %% tags=["core"]
 from msgmodel import is_clean_user_start, tool_results_of
@@ -162,20 +151,18 @@ print(f"{len(users)} user messages: {len(answers)} are tool answers, {len(users)
 print(f"the window starts on role={before[start].role!r}; a clean user start? {is_clean_user_start(before[start])}")
 
 # %% [markdown] tags=["core"]
-# A window must not open on a message that answers a call it does not hold. The rule this series adopts is stricter:
-# **a window starts only at a *clean user start*, a user message that answers no tool call.**
-# `msgmodel.core.message.is_clean_user_start` is that predicate (chapter 04 explains why it lives there).
+# The rule this series adopts: **a window starts only at a *clean user start*, a user message that answers no tool
+# call** (`is_clean_user_start`; chapter 04 says why it lives in `msgmodel.core.message`).
 #
 # **Stricter than the protocol, on purpose.** With `keep=6` the window opened on message 7, the assistant's *text*
 # answer, and the API accepted it: the protocol forbids only a result whose call is gone (and a call whose result is
-# gone). msgmodel's compaction (chapter 05) still prefers to cut before a clean user start, a design choice: every
-# kept round stays whole (prompt, calls, results, answer), so the model never reads an answer whose question went into
-# the summary. Only inside one long tool loop, where no clean start serves, does it fall back to a cut before an
-# assistant turn (chapter 05, section 3). For message 7 the two rules disagree:
+# gone). msgmodel's compaction (chapter 05) still prefers a clean user start, by design: every kept round stays whole;
+# only inside one long tool loop does it fall back to a cut before an assistant turn (chapter 05, section 3). For
+# message 7 the two rules disagree:
 
 # %% tags=["core"]
 m7 = before[start + 1]
-print("the keep=6 window after its summary:", validate([user_text("Summary."), *before[start + 1 :]]))
+print("the keep=6 window after its summary:", validate([user_text("Summary."), *before[start + 1 :]]) or "valid")
 print("message 7 answers a call:", bool(tool_results_of(m7)), "| a clean user start:", is_clean_user_start(m7))
 
 # %% [markdown]
@@ -230,9 +217,9 @@ print("rule:", v.rule, "| path:", v.path, "| hint:", v.hint)
 # %% [markdown] tags=["core"]
 # ### 6. A local fix
 #
-# Fix it where it hurts, inside compaction: `compact29.compact_fixed` moves the cut **forward** from `len - keep` to
-# the next clean user start, which it tells with a private `_is_clean_user_start` (section 7). (The original names
-# only that check; which way the cut moves is our choice. The optional cell below prints the code.)
+# Inside compaction, `compact29.compact_fixed` moves the cut **forward** from `len - keep` to the next clean user
+# start, told by a private `_is_clean_user_start` (section 7). (The original names only that check; the direction is
+# our choice. The optional cell below prints the code.)
 
 # %%
 import inspect
@@ -244,11 +231,12 @@ print(inspect.getsource(compact29.compact_fixed))
 
 # %% tags=["core"]
 fixed = RecordingCompactor(compact29.compact_fixed)
-print(first_400(legacy_engine(keep=7, compact=fixed), PROMPTS * 2) or f"all {len(PROMPTS) * 2} prompts answered")
+refused = first_400(legacy_engine(keep=7, compact=fixed), PROMPTS * 2)
+print("keep=7 with compact_fixed:", refused or f"all {len(PROMPTS) * 2} prompts answered")
 first = from_api(fixed.handed[0])
 moved = next(i for i in range(start, len(first)) if is_clean_user_start(first[i]))
-marks = {start: "history[-7:] would start here (a tool answer)", moved: "compact_fixed starts here (a prompt)"}
-outline(first, marks, since=5)
+kept = f"compact_fixed starts here instead, on the next prompt: {len(first) - moved} messages kept, not 7"
+outline(first[: moved + 1], {start: "history[-7:] would start here, on a tool answer", moved: kept}, since=6)
 
 # %% [markdown] tags=["core"]
 # ### 7. Why this fix is "copy #1"
@@ -264,11 +252,10 @@ agree = all(compact29._is_clean_user_start(d) == is_clean_user_start(m) for d, m
 print("agrees with the authority of chapter 04 on every message above:", agree)
 
 # %% [markdown] tags=["core"]
-# Every part of that expression is a fact about **the shape of a message**, not about compaction: the role names;
-# `content` is a string or a list; a block's kind is under `"type"`; a tool's answer is a `"tool_result"` block inside
-# a user message. Compaction now owns a private copy of that knowledge. It agrees with the authority (chapter 04's
-# `msgmodel.core.message`, the one module that owns the shape of a message) today; nothing makes it agree tomorrow.
-# Chapter 02 finds copy #2 and the bug it hides; chapter 03 counts every copy.
+# Every part of that expression is a fact about **the shape of a message**, not about compaction: role names,
+# `content` as a string or a list, a block's kind under `"type"`, a tool's answer as a `"tool_result"` block in a user
+# message. Compaction now owns a private copy of it, which agrees with the authority (`msgmodel.core.message`, the
+# one module that owns a message's shape: chapter 04) today; nothing makes it agree tomorrow. Chapter 02 finds copy #2.
 
 # %% [markdown]
 # ## Follow-up questions
