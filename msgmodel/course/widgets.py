@@ -800,9 +800,10 @@ class InterviewDrill:
 
     Where no widget runs the model answers can still be read: the plain-text view lists each question
     with the learner's progress and then its model answer, its key points numbered ①②… so a reader can
-    score (a reader of the text, as on GitHub, has no button to press); the static HTML (no kernel: the site, the slides) folds each model answer and its
-    key points in a ``<details>``. The live widget ends with the same answers folded in one
-    ``<details>`` ("All model answers"), so they are readable without the buttons too.
+    score (a reader of the text, as on GitHub, has no button to press); the static HTML (no kernel: the
+    site, the slides) folds each model answer and its key points in a ``<details>``. The live widget
+    ends with the same answers folded in one ``<details>`` ("All model answers"), so they are readable
+    without the buttons too.
     """
 
     def __init__(self, items: Iterable[DrillCard], *, title: str = N_("Interview drill")) -> None:
@@ -936,7 +937,7 @@ class InterviewDrill:
         questions = ngettext("{n} question", "{n} questions", n).format(n=n)
         lines = [
             f"InterviewDrill: {_(self.title)} ({questions}; {self._score_text()})",
-            _("Under each question, its model answer as key points ①②…: tick the ones your answer made."),
+            _("Each model answer below is its key points ①②…: tick the ones your answer made."),
         ]
         for i, item in enumerate(self.items):
             words = _words(self.answers[i].value)

@@ -595,7 +595,7 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         points=(
             N_("Both shapes are on the wire."),
             N_("Keeping the given one round-trips byte for byte."),
-            N_("One branch, in blocks_of, reads the string."),
+            N_("blocks_of reads the string, once."),
         ),
     ),
     DrillItem(
@@ -610,19 +610,16 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question=N_("Tagged union or class hierarchy for content blocks?"),
         points=(
-            N_("The real choice: a closed union or an open base class."),
-            N_("The tag is a field the codec reads: no registry."),
-            N_("mypy narrows on the Literal tag and proves match + assert_never exhaustive."),
+            N_("The choice: closed union or open base class."),
+            N_("The tag is a field: no registry."),
+            N_("mypy narrows on Literal tags and proves assert_never exhaustive."),
             N_("Hierarchies suit behaviour; shapes want a closed union."),
         ),
     ),
     DrillItem(
         question=N_("What does it cost to add a block kind?"),
         points=(
-            N_(
-                "In message.py, a class, a union member and the codec's tables; a paired kind also needs a rule "
-                "in protocol.py."
-            ),
+            N_("message.py gains a class, a union member, codec table entries; a paired kind, a protocol.py rule."),
             N_("mypy names every match ending in assert_never: six, in three files."),
             N_("Readers that filter by type need nothing."),
             N_("Until then, OpaqueBlock carries the kind."),
@@ -631,8 +628,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question=N_("Why are the blocks frozen?"),
         points=(
-            N_("Blocks are shared by histories: compacted, saved, retried."),
-            N_("Frozen turns an in-place edit of all of them into an error."),
+            N_("Histories share block objects."),
+            N_("Frozen makes an edit that would change them all an error."),
             N_("A change is a copy: msgspec.structs.replace."),
             N_("Frozen is shallow: a dict inside stays mutable, and its block cannot be hashed."),
         ),
@@ -649,16 +646,16 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         question=N_('Why not LangChain\'s start_on="human" to pick where a trimmed window starts?'),
         points=(
             N_("Anthropic's shape puts tool results inside user messages."),
-            N_("So the first user message can be an orphan result: a 400."),
+            N_("So a first user message can be an orphan: a 400."),
             N_("The right test is is_clean_user_start."),
-            N_("Walk back from the cut so the window keeps at least keep messages."),
+            N_("Walk back from the cut, keeping at least keep messages."),
         ),
     ),
     DrillItem(
         question=N_("Why does the validator use the API's exact wording?"),
         points=(
             N_("One search finds the local error, the production one and the bug reports."),
-            N_("The validator adds a rule id, a path and a hint."),
+            N_("It adds a rule id, a path, a hint."),
             N_("Fidelity is checked against public live captures."),
         ),
     ),
@@ -692,7 +689,7 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         question=N_("Why do the structs carry an extra field?"),
         points=(
             N_("The API keeps adding optional fields to known kinds."),
-            N_("Dropping them breaks features (prompt caching); rejecting them breaks on the next release."),
+            N_("Dropping them breaks prompt caching; rejecting them, the next release."),
             N_("extra keeps them verbatim; core fields stay typed."),
         ),
     ),
@@ -700,7 +697,7 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         question=N_("Why msgspec, and not pydantic or plain dataclasses?"),
         points=(
             N_("pydantic or dataclasses could express the union too."),
-            N_("In msgspec the tag is part of the class; one call decodes or encodes."),
+            N_("msgspec: the tag is in the class, one call decodes or encodes."),
             N_("No adapter layer; one small dependency."),
             N_("A measured preference, not a law."),
         ),
@@ -709,8 +706,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         question=N_("Why not let the API compact the history for you?"),
         points=(
             N_("Using it is a fine answer."),
-            N_("It is one provider's beta, and you do not choose what the summary keeps."),
-            N_("Part of it is encrypted: your code cannot read it."),
+            N_("One provider's beta; you do not choose the summary."),
+            N_("Part is encrypted, unreadable to your code."),
             N_("Histories loaded or sent elsewhere still need a client-side answer."),
             N_("Its compaction block round-trips as an OpaqueBlock."),
         ),
@@ -719,9 +716,9 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         question=N_("Messages or tokens: what should a compaction budget count?"),
         points=(
             N_("Tokens: the window and the bill are in tokens."),
-            N_("A message count is cheap, and blind to one huge tool result."),
-            N_("JSON length is a local stand-in that costs no request."),
-            N_("count_tokens is exact, at the price of a round trip."),
+            N_("A message count is cheap but misses one huge tool result."),
+            N_("JSON length: a free local stand-in."),
+            N_("count_tokens: exact, for a round trip."),
         ),
     ),
 )
