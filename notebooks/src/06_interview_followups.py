@@ -67,7 +67,7 @@ for name, content in [("string", "What is 6 * 7?"), ("blocks", [{"type": "text",
 # given, and a session written by another tool would come out different:
 
 # %%
-from msgmodel import blocks_of, from_json, to_json, user_msg
+from msgmodel import from_json, to_json, user_msg
 
 raw = b'[{"role":"user","content":"Fix the flaky test."}]'
 kept = from_json(raw)
