@@ -54,7 +54,7 @@
 #
 # ### 2. Four ways to write the model in Python
 #
-# `TypedDict`s, as the `anthropic` SDK types its requests (`json.loads` decodes them on a promise); frozen
+# `TypedDict`s, as the `anthropic` SDK types its requests; frozen
 # `dataclass`es, as pydantic-ai's parts (with a decoder you write); a pydantic discriminated union, as the SDK's
 # responses; and msgspec tagged structs, `message.py`. The first three are scratch modules in
 # `msgmodel.course.options` (printed by an optional cell below).
@@ -62,8 +62,8 @@
 # %% [markdown] tags=["core"]
 # **"Why not just use `anthropic.types`?"** The SDK has two families of types, not one model. Requests are
 # `TypedDict`s (`MessageParam`): mypy checks them, nothing checks them at run time (section 2b runs that). Responses
-# are pydantic models (`anthropic.types.Message`): they describe what the API sends back, not a history you store,
-# decode and send again. A history is both at once; msgmodel is one model for it and reads both families:
+# are pydantic models (`anthropic.types.Message`): they describe what the API sends back, not a history you store
+# and resend. A history is both at once; msgmodel is one model for it and reads both families:
 
 # %% tags=["core"]
 import pydantic
@@ -91,7 +91,7 @@ for name, source in OPTION_SOURCES.items():
 # One snippet per option makes three marked mistakes: a `tool_use` field read in the `text` branch (chapter 04,
 # section 6), the `toolUseId` slip (chapter 02), and `tool_result` forgotten before `assert_never` (the
 # `dict[str, Any]` version ends with a fallback `return` instead). `mypy --strict` on all five, each error mapped
-# back to the mistake marked on its line:
+# to the mistake marked on its line:
 
 # %% tags=["core", "demo"]
 from msgmodel.course.options import mistakes_verdict
@@ -133,15 +133,15 @@ print(decode_grid(bad, OPTIONS, marked="msgmodel.from_json"))  # accepted: decod
 
 # %% [markdown] tags=["core"]
 # **Only the marked column refuses every wrong input with a path and keeps both valid ones**: TypedDict accepts
-# everything, the dataclass decoder gives no path, pydantic drops `cache_control`, plain msgspec structs refuse the
-# image. msgspec alone does not give that; `message.py` adds it (`OpaqueBlock`, `extra`).
+# everything, the dataclass decoder accepts two and names no place, pydantic drops `cache_control`, plain msgspec
+# structs refuse the image. msgspec alone does not give that; `message.py` adds it (`OpaqueBlock`, `extra`).
 #
 # #### 2c. Decode speed: why it is fast, and what that cost
 #
 # msgspec decodes JSON bytes straight into checked structs, skipping the dicts `json.loads` builds, so `from_json`
-# validates and still beats `json.loads`, which checks nothing. The cost: a document
-# holding an unknown kind or an `extra` field takes a second decoder, a walk in Python that must give the same
-# results and error paths, and one more dependency. This project set itself five goals, stated in `bench/run.py`:
+# validates and still beats `json.loads`, which checks nothing. The cost: a document holding an unknown kind or an
+# `extra` field takes a second decoder, a Python walk that must give the same results and error paths, and one more
+# dependency. To hold these claims to numbers, this project set itself five goals, stated in `bench/run.py`:
 # **P1** decode ≥ 3× as fast as `json.loads` and ≥ 20× the SDK's validator; **P2** `validate` no slower than
 # `json.loads`; **P3** linear, 10× the messages in ≤ 12× the time; **P4** memory ≤ 0.55× the same data as dicts;
 # **P5** `import msgmodel` ≤ 150 ms. The committed run (optional: [bench/RESULTS.md](../bench/RESULTS.md)) is one run
@@ -181,15 +181,14 @@ barh(list(seconds), [s * 1000 for s in seconds.values()],
 
 # %% [markdown] tags=["core"]
 # The misses: P1's SDK ratio, as long tool outputs cost every decoder alike (lazy decoding would change the model's
-# contract); P3, whose first tenfold step (from runs of 26 ms) took ×15.1, within that machine's noise (the next:
-# ×8.1; an earlier run: ×11.5).
+# contract); P3, whose first tenfold step (from runs of 26 ms) took ×15.1, within that machine's noise (an earlier run:
+# ×11.5).
 #
 # #### 2d. No universal winner
 #
 # A team that validates everything with pydantic can defend a pydantic union (with `extra="allow"` and a fallback
 # for unknown kinds); data that never leaves your own code may need only `TypedDict`. `message.py` chose msgspec for
-# validation at the boundary, exact round trips and speed, together (sections 2a–2c in one table: optional cell
-# below).
+# validation at the boundary, exact round trips and speed, together (2a–2c as one table: optional cell below).
 
 # %% [markdown]
 # | | `TypedDict` | `dataclass` | pydantic union | msgspec + `message.py` |
