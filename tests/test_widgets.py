@@ -450,8 +450,8 @@ def test_import_msgmodel_does_not_import_ipywidgets() -> None:
 # ---------------------------------------------------------------------------------------
 
 CARDS = [
-    DrillItem("Why frozen?", "Blocks are shared values.", ("shared", "error at the line", "shallow")),
-    DrillItem("Where to validate?", "At the boundary, once.", ("boundary", "protocol apart")),
+    DrillItem("Why frozen?", ("Blocks are shared values.", "error at the line", "shallow")),
+    DrillItem("Where to validate?", ("At the boundary, once.", "protocol apart")),
 ]
 
 
@@ -465,7 +465,7 @@ def test_drill_write_first_then_reveal_then_tick_and_score() -> None:
     assert "Blocks are shared values." in drill.model_answers[0].value
     assert "not written an answer" not in drill.model_answers[0].value
     assert drill.point_boxes[0].layout.display == "flex"
-    assert [c.description for c in drill.checks[0]] == ["shared", "error at the line", "shallow"]
+    assert [c.description for c in drill.checks[0]] == ["Blocks are shared values.", "error at the line", "shallow"]
     drill.checks[0][0].value = True
     assert (
         drill.score == (1, 5) and "Score: 1 of 5 key points (20%); 1 of 2 model answers shown" in drill.score_view.value
@@ -473,7 +473,7 @@ def test_drill_write_first_then_reveal_then_tick_and_score() -> None:
     assert drill.tick(0, 2) == (2, 5) and drill.tick(0, 2, False) == (1, 5)
     with pytest.raises(ValueError, match="show the model answer before ticking"):
         drill.tick(1, 0)
-    assert drill.reveal(1) == "At the boundary, once."
+    assert drill.reveal(1) == "At the boundary, once. protocol apart"  # the answer is the key points, in order
     assert "not written an answer" in drill.model_answers[1].value  # revealed before writing: a nudge, no block
     drill.write(1, "at the boundary")
     assert drill.tick(1, 0) == (2, 5) and drill.tick(1, 1) == (3, 5)
@@ -483,6 +483,8 @@ def test_drill_write_first_then_reveal_then_tick_and_score() -> None:
 def test_drill_model_answers_are_readable_without_a_kernel_and_folded_where_html_shows() -> None:
     """The text view (GitHub, a text export) puts each model answer after its question: no button there to press.
 
+    There the answer is its key points numbered ①②…, so a reader can score their own answer (reader 3, #27).
+
     The static HTML (site, slides) folds each answer and its key points; the live widget ends with all the
     answers folded in one ``<details>``, so they are readable without its buttons too.
     """
@@ -491,8 +493,8 @@ def test_drill_model_answers_are_readable_without_a_kernel_and_folded_where_html
     assert text.splitlines()[0].startswith(f"InterviewDrill: Interview drill ({len(DRILL)} questions; Score: 0 of ")
     for item in DRILL:
         after = text.split(item.question, 1)[1]
-        assert after.split("\n", 2)[1].strip() == f"Model answer: {item.answer}"
-        assert not any(line.strip() in item.points for line in text.splitlines())  # the checklist stays in the HTML
+        numbered = " ".join(f"{mark}{p}" for mark, p in zip("①②③④⑤", item.points, strict=False))
+        assert after.split("\n", 2)[1].strip() == numbered
     sheet = drill.widget.children[-1].value
     assert sheet.startswith('<details class="mmw mm-drill-sheet">')
     assert all(html.escape(item.answer) in sheet for item in DRILL)
@@ -512,5 +514,6 @@ def test_drill_data_is_chapter_six_questions_with_three_to_five_key_points() -> 
     for d in DRILL:
         assert 3 <= len(d.points) <= 5, d.question
         assert d.question.endswith("?") and 2 <= d.answer.count(". ") + 1 <= 6, d.question
+        assert all(p.endswith(".") for p in d.points), d.question  # the points, read in order, are the answer
     with pytest.raises(ValueError, match="at least one question"):
         InterviewDrill([])

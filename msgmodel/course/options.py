@@ -22,6 +22,7 @@ it is wired:
 from __future__ import annotations
 
 import base64
+import functools
 import gc
 import io
 import json
@@ -51,6 +52,7 @@ __all__ = [
     "decode_times",
     "load",
     "mistakes_caught",
+    "mistakes_verdict",
     "option_excerpt",
     "options",
 ]
@@ -347,23 +349,30 @@ The ``list[Any]`` version cannot use ``assert_never`` at all, so it ends with a 
 original TypeScript's ``default`` did; the ``TypedDict`` version uses subscripts and a dict literal."""
 
 
-def mistakes_caught() -> str:
-    """Run ``mypy --strict`` on every ``MISTAKES`` snippet; per option, which marked mistake it caught.
-
-    Each error is mapped back to the mistake marked on its line; errors on unmarked lines are listed.
-    """
+@functools.cache
+def _mistakes_found() -> tuple[frozenset[tuple[str, str]], tuple[str, ...]]:
+    """Run ``mypy --strict`` on every ``MISTAKES`` snippet, once: the (option, mark) pairs caught, unmarked errors."""
     files = {name: f"use_{i}" for i, name in enumerate(MISTAKES)}
     report = type_check({**OPTION_SOURCES, **{files[name]: code for name, code in MISTAKES.items()}})
-    found: set[tuple[str, str | None]] = set()
+    found: set[tuple[str, str]] = set()
     unmarked = []
     for error in (line for line in report.splitlines() if ": error: " in line):
         file, line = error.split(":")[:2]
         name = next(n for n, f in files.items() if f"{f}.py" == file)
         text = MISTAKES[name].splitlines()[int(line) - 1]
-        mark = text.split("# (")[1][0] if "# (" in text else None
-        found.add((name, mark))
-        if mark is None:
+        if "# (" in text:
+            found.add((name, text.split("# (")[1][0]))
+        else:
             unmarked.append(error)
+    return frozenset(found), tuple(unmarked)
+
+
+def mistakes_caught() -> str:
+    """Run ``mypy --strict`` on every ``MISTAKES`` snippet; per option, which marked mistake it caught.
+
+    Each error is mapped back to the mistake marked on its line; errors on unmarked lines are listed.
+    """
+    found, unmarked = _mistakes_found()
     lines = [f"{'':22}{'(1) wrong field':18}{'(2) toolUseId':18}(3) forgotten kind"]
     for name in MISTAKES:
         lines.append(
@@ -371,6 +380,16 @@ def mistakes_caught() -> str:
         )
     lines.append(f"errors on unmarked lines: {', '.join(unmarked) or 'none'}")
     return "\n".join(lines)
+
+
+def mistakes_verdict() -> str:
+    """``mistakes_caught`` in one line: options grouped by how many of the three marked mistakes mypy caught."""
+    found, unmarked = _mistakes_found()
+    by_count: dict[int, list[str]] = {}
+    for name in MISTAKES:
+        by_count.setdefault(sum((name, m) in found for m in "123"), []).append(name)
+    groups = "; ".join(f"{', '.join(names)}: {n} of 3" for n, names in sorted(by_count.items(), reverse=True))
+    return f"mypy --strict, mistakes caught: {groups} (errors on unmarked lines: {len(unmarked)})"
 
 
 def _outcome(decode: Callable[[bytes], Any], data: bytes) -> str:
@@ -419,14 +438,15 @@ def option_excerpt(source: str) -> str:
     return "\n\n".join(kept)
 
 
-def decode_grid(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec]) -> str:
+def decode_grid(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec], *, marked: str | None = None) -> str:
     """``decode_outcomes`` in one short cell per input and option, then a refusal with no path and one with a path.
 
     ``accepted``: decoded and written back unchanged; ``DROPS it``: written back without a field;
     ``refused, path``: an error naming where in the input; ``TypeError, no path``: one that does not.
-    The refusal with a path shown in full is the last option's (``msgmodel.from_json``).
+    The refusal with a path shown in full is the last option's (``msgmodel.from_json``). The column of
+    option ``marked``, if given, is headed ``▶`` so the reader's eye goes to it first.
     """
-    names = {name: name.split(".")[-1].split(" ")[0] for name in codecs}
+    names = {name: ("▶" if name == marked else "") + name.split(".")[-1].split(" ")[0] for name in codecs}
     width = max(map(len, inputs)) + 2
     lines = [" " * width + "".join(f"{short:20}" for short in names.values())]
     no_path, with_path = "", ""
@@ -436,7 +456,7 @@ def decode_grid(inputs: Mapping[str, bytes], codecs: Mapping[str, Codec]) -> str
             result = _outcome(decode, data)
             same = result == "accepted" and json.loads(encode(decode(data))) == json.loads(data)
             verdict = _verdict(result, same)
-            example = f"  {names[name]}, {label}: {textwrap.shorten(result, 84, placeholder=' …')}"
+            example = f"  {names[name].lstrip('▶')}, {label}: {textwrap.shorten(result, 84, placeholder=' …')}"
             if verdict.endswith("no path"):
                 no_path = no_path or example
             elif verdict.startswith("refused"):
@@ -486,21 +506,18 @@ def committed_bench(start: Path | None = None) -> dict[str, Any]:
 
 
 def bench_verdicts(results: Mapping[str, Any]) -> str:
-    """P1's ratios in one line, then each goal met or missed (P3 with its two tenfold growths)."""
+    """P1's ratios in one line, then the goals met and the goals missed, one line each."""
     p1 = results["P1"]
-    lines = [
-        f"P1, decoding {results['messages']:,} messages, from_json is faster than json.loads by "
-        f"{p1['x_vs_json_loads']:.1f}×, a pydantic union by {p1['x_vs_pydantic_union']:.1f}×, "
-        f"the SDK's TypeAdapter by {p1['x_vs_sdk']:.1f}×"
-    ]
-    p3 = results["P3"]
-    growth = f"from {p3['rows'][0]['compact'] * 1000:.0f} ms: " + ", then ".join(
-        f"×{g['compact']:.1f}" for g in p3["growth"]
+    met = [name for name in BENCH_GOALS if results[name]["goal_met"]]
+    missed = [name for name in BENCH_GOALS if not results[name]["goal_met"]]
+    return "\n".join(
+        [
+            f"P1, decoding {results['messages']:,} messages, from_json is faster than json.loads by "
+            f"{p1['x_vs_json_loads']:.1f}×, a pydantic union by {p1['x_vs_pydantic_union']:.1f}×, "
+            f"the SDK's TypeAdapter by {p1['x_vs_sdk']:.1f}×",
+            f"goals met: {', '.join(met) or 'none'} | missed: {', '.join(missed) or 'none'}",
+        ]
     )
-    for name, goal in BENCH_GOALS.items():
-        verdict = "met" if results[name]["goal_met"] else "missed"
-        lines.append(f"  {name} {goal:50} {verdict}{' ' + growth if name == 'P3' else ''}")
-    return "\n".join(lines)
 
 
 def decode_times(data: bytes, codecs: Mapping[str, Codec], rounds: int = 5) -> dict[str, float]:

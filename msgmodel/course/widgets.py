@@ -774,14 +774,19 @@ class DrillCard(Protocol):
     def question(self) -> str: ...
 
     @property
-    def answer(self) -> str: ...
-
-    @property
     def points(self) -> tuple[str, ...]: ...
 
 
 def _words(text: str) -> int:
     return len(text.split())
+
+
+_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
+
+
+def _model_answer(item: DrillCard, *, numbered: bool = False) -> str:
+    """The model answer of ``item`` in the language in use: its key points in order (``①`` ``②`` … if ``numbered``)."""
+    return join(*(f"{_CIRCLED[j] if numbered else ''}{_(p)}" for j, p in enumerate(item.points)))
 
 
 class InterviewDrill:
@@ -794,10 +799,11 @@ class InterviewDrill:
     ``drill.write(i, text)``, ``drill.reveal(i)``, ``drill.tick(i, j)``, ``drill.score``.
 
     Where no widget runs the model answers can still be read: the plain-text view lists each question
-    with the learner's progress and then its model answer (a reader of the text, as on GitHub, has no
-    button to press); the static HTML (no kernel: the site, the slides) folds each model answer and its
-    key points in a ``<details>``. The live widget ends with the same answers folded in one
-    ``<details>`` ("All model answers"), so they are readable without the buttons too.
+    with the learner's progress and then its model answer, its key points numbered ①②… so a reader can
+    score (a reader of the text, as on GitHub, has no button to press); the static HTML (no kernel: the
+    site, the slides) folds each model answer and its key points in a ``<details>``. The live widget
+    ends with the same answers folded in one ``<details>`` ("All model answers"), so they are readable
+    without the buttons too.
     """
 
     def __init__(self, items: Iterable[DrillCard], *, title: str = N_("Interview drill")) -> None:
@@ -864,7 +870,7 @@ class InterviewDrill:
             "" if self.answers[i].value.strip() else _(" (you have not written an answer: try first, it sticks better)")
         )
         self.model_answers[i].value = (
-            f'<div class="mmw mm-drill-answer"><b>{_("Model answer.")}</b> {_esc(_(item.answer))}'
+            f'<div class="mmw mm-drill-answer"><b>{_("Model answer.")}</b> {_esc(_model_answer(item))}'
             f'<div class="mmw-note">{_("Tick the key points your answer made:")}{_esc(note)}</div></div>'
         )
         self.point_boxes[i].layout.display = "flex"
@@ -880,7 +886,7 @@ class InterviewDrill:
     def reveal(self, i: int) -> str:
         """Press "Show the model answer" for question ``i``; returns the model answer."""
         self.buttons[i].click()
-        return self.items[i].answer
+        return _model_answer(self.items[i])
 
     def tick(self, i: int, j: int, value: bool = True) -> tuple[int, int]:
         """Tick (or untick) key point ``j`` of question ``i``; returns the new score."""
@@ -906,7 +912,7 @@ class InterviewDrill:
         return f'<div class="mmw mmw-note mm-drill-score">{_esc(self._score_text())}</div>'
 
     def _all_answers_html(self) -> str:
-        items = "".join(f"<li><b>{_esc(_(item.question))}</b> {_esc(_(item.answer))}</li>" for item in self.items)
+        items = "".join(f"<li><b>{_esc(_(item.question))}</b> {_esc(_model_answer(item))}</li>" for item in self.items)
         summary = _("All model answers (read them after writing yours)")
         return f'<details class="mmw mm-drill-sheet"><summary>{summary}</summary><ol>{items}</ol></details>'
 
@@ -920,7 +926,7 @@ class InterviewDrill:
             points = "".join(f"<li>{_esc(_(p))}</li>" for p in item.points)
             parts.append(
                 f'<div class="mmw-q">{i + 1}. {_esc(_(item.question))}</div>'
-                f"<details><summary>{_('Show the model answer')}</summary><p>{_esc(_(item.answer))}</p>"
+                f"<details><summary>{_('Show the model answer')}</summary><p>{_esc(_model_answer(item))}</p>"
                 f"<p>{_('Key points:')}</p><ul>{points}</ul></details>"
             )
         parts.append("</div>")
@@ -929,7 +935,10 @@ class InterviewDrill:
     def __repr__(self) -> str:
         n = len(self.items)
         questions = ngettext("{n} question", "{n} questions", n).format(n=n)
-        lines = [f"InterviewDrill: {_(self.title)} ({questions}; {self._score_text()})"]
+        lines = [
+            f"InterviewDrill: {_(self.title)} ({questions}; {self._score_text()})",
+            _("Each model answer below is its key points ①②…: tick the ones your answer made."),
+        ]
         for i, item in enumerate(self.items):
             words = _words(self.answers[i].value)
             state = (
@@ -943,7 +952,7 @@ class InterviewDrill:
                     )
                 )
             lines.append(f"  {i + 1}. {_(item.question)}" + (f"  [{'; '.join(state)}]" if state else ""))
-            lines.append("     " + join(_("Model answer:"), _(item.answer)))
+            lines.append("     " + _model_answer(item, numbered=True))
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

@@ -9,30 +9,28 @@
 # %% [markdown] tags=["core"]
 # # 06 · Interview follow-ups
 #
-# *You have explained the unified message model. Now the interviewer pushes on every decision in it. Practise the
-# answers first, then check each one against a cell.*
+# *The interviewer now pushes on every decision in the model: practise the answers, then check each against a
+# cell.*
 #
 # ## What
 #
-# The original step-31 tutorial has four follow-up questions (two shapes of `content`, `ThinkingBlock` defined
-# early, union or hierarchy, the cost of a new block kind); this chapter adds eleven, numbered **I1–I15**. The drill
-# gives every model answer; the core route backs I1–I6 with a cell each, the optional cells after them I7–I15.
+# The original step-31 tutorial asks four follow-up questions; this chapter adds eleven: **I1–I15**. The drill
+# gives every model answer; the core route backs I1–I6 with a cell each, the optional cells I7–I15.
 #
 # ## Why
 #
-# **"Fine, you built a type module. Now tell me why each decision in it is right, and not just the first thing you
-# tried."**
+# **"Fine, you built a type module. Now tell me why each decision in it is right."**
 #
-# A follow-up tests whether you know what a design costs, what the alternatives cost, and how you would *show* it: a
-# one-sentence position, the reason in this protocol, and evidence the other person can check.
+# A follow-up tests whether you know what a design and its alternatives cost, and how you would *show* it: a
+# one-sentence position, the reason, and evidence anyone can check.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
 # ### The drill
 #
-# Write your answer in the box before you open the model answer, then tick the key points your answer had. Where no
-# widget runs (a static page, the slides, a text view) each model answer follows its question.
+# Write your answer first, then open the model answer: its key points, in order. Without a widget (static page,
+# slides, text view) each answer follows its question.
 
 # %% tags=["core"]
 from msgmodel.course.exercises.ch06 import DRILL
@@ -43,7 +41,7 @@ InterviewDrill(DRILL)
 # %% [markdown] tags=["core"]
 # ## Follow-up questions: the evidence
 #
-# The drill gave each answer; below, the cell that backs it (or the chapter whose cell does).
+# Each drill answer, backed by a cell (or by the chapter whose cell does).
 #
 # ### I1. Why is `content` a `str | list`, and not always a list of blocks?
 #
@@ -54,7 +52,7 @@ import typing
 
 from anthropic.types.message_content_param import MessageContentParam
 
-from msgmodel import assistant_msg, blocks_from_api, text_of
+from msgmodel import assistant_msg, blocks_from_api, blocks_of, to_api, tool_result_msg, tool_uses_of, user_text
 from msgmodel.api import local_client
 
 MODEL, client = "claude-sonnet-4-6", local_client()  # the local API's rule-based model answers
@@ -69,7 +67,7 @@ for name, content in [("string", "What is 6 * 7?"), ("blocks", [{"type": "text",
 # given, and a session written by another tool would come out different:
 
 # %%
-from msgmodel import blocks_of, from_json, to_json, user_msg
+from msgmodel import from_json, to_json, user_msg
 
 raw = b'[{"role":"user","content":"Fix the flaky test."}]'
 kept = from_json(raw)
@@ -80,16 +78,14 @@ print("normalized    :", to_json(normalized) == raw, to_json(normalized).decode(
 # %% [markdown] tags=["core"]
 # ### I2. Why define `ThinkingBlock` before any feature uses thinking?
 #
-# The proof that thinking passes through unchanged: ask the local API with thinking on (its model opens with a signed
-# thinking block, as the live API does; the local API checks structure, not signatures), run the tool, save the session
-# with `msgmodel.core.storage` (chapter 05's rebuilt storage: `load` returns the messages and the lines it could not
-# read), load it, and send it back:
+# Thinking passes through unchanged: the local API (with thinking on, its model opens with a signed thinking block;
+# it checks structure, not signatures) answers, the tool runs, `msgmodel.core.storage` (chapter 05's) saves and
+# loads the session, and it goes back:
 
 # %% tags=["core"]
 import tempfile
 from pathlib import Path
 
-from msgmodel import blocks_of, to_api, tool_result_msg, tool_uses_of, user_text
 from msgmodel.api import demo_registry
 from msgmodel.core import storage
 from msgmodel.core.tools import run_tool, tools_param
@@ -103,11 +99,10 @@ history.append(tool_result_msg([run_tool(REGISTRY, call) for call in tool_uses_o
 with tempfile.TemporaryDirectory() as d:
     storage.save(Path(d, "session.jsonl"), history)
     loaded = storage.load(Path(d, "session.jsonl")).messages
-sdk_block = reply.content[0].model_dump()  # on purpose: the SDK's reply, not a Message
-print("loaded == saved:", loaded == history, "| thinking as returned:", to_api(loaded)[1]["content"][0] == sdk_block)
+as_returned = to_api(loaded)[1]["content"][0] == reply.content[0].model_dump()  # on purpose: the SDK's reply
+print("loaded == saved:", loaded == history, "| thinking as returned:", as_returned)
 reply = client.messages.create(model=MODEL, max_tokens=2048, thinking=THINKING, tools=TOOLS, messages=to_api(loaded))
-answer = assistant_msg(blocks_from_api(reply.content))
-print("sent back:", [b.type for b in blocks_of(answer)], text_of(answer))
+print("sent back, answered:", [b.type for b in blocks_from_api(reply.content)])
 
 # %% [markdown]
 # None of storage, compaction or the engine mentions thinking at all; a count of every reference to `ThinkingBlock`,
@@ -150,20 +145,9 @@ for name, blocks in variants.items():
 # %% [markdown] tags=["core"]
 # ### I3. Tagged union or class hierarchy?
 #
-# Two kinds written both ways, as scratch modules in `msgmodel.course.options` (printed side by side in the optional
-# cell below): a closed union of two frozen msgspec structs with a `Literal` tag each, `Block = Text | ToolUse`, and
-# an open hierarchy, a dataclass `Block` with a `str` tag and two subclasses. Both end with `tool_name` (narrows on
-# the tag) and `render` (an exhaustive `match`).
-
-# %%
-from msgmodel.course.options import CLASSES_SOURCE, UNION_SOURCE
-from msgmodel.course.teaching import side_by_side
-
-titles = ("closed union (msgspec structs)", "open hierarchy (dataclasses)")
-side_by_side(UNION_SOURCE.split("\ndef ")[0], CLASSES_SOURCE.split("\ndef ")[0], titles, width=56)
-
-# %% [markdown] tags=["core"]
-# Narrowing: what `mypy --strict` makes of the two modules (`type_check` names the function each error is in):
+# Chapter 04, section 6 showed the union narrowing; the new angle is the open base class. Two kinds as a closed
+# union with `Literal` tags and as a dataclass `Block` with a `str` tag and two subclasses (both printed in an
+# optional cell below), each with `tool_name` and an exhaustive `render`, under `mypy --strict`:
 
 # %% tags=["core"]
 from msgmodel.course.options import CLASSES_SOURCE, UNION_SOURCE
@@ -172,17 +156,22 @@ from msgmodel.course.teaching import type_check
 type_check({"blocks_union": UNION_SOURCE, "blocks_classes": CLASSES_SOURCE}, functions=True)
 
 # %% [markdown] tags=["core"]
-# The union module is clean. In the hierarchy, `b.type == "tool_use"` does not narrow (`type` is a plain `str`), and
-# `assert_never(b)` fails although every subclass has a case: an open base class may have a third subclass
-# elsewhere. Declaring `AnyBlock = Text | ToolUse` fixes it, and then you have written a closed union.
+# Only the hierarchy fails: a `str` tag does not narrow, and `assert_never` fails though every subclass has a case,
+# as an open base class may have a third elsewhere. Declaring `Text | ToolUse` fixes it: a closed union.
 #
 # | | closed union (msgspec) | open class hierarchy |
 # |---|---|---|
-# | encode / decode | built in; the tag is a field | `to_dict`, `from_dict` and a registry, by hand |
-# | unknown tag on decode | `ValidationError` at `$[0].type` (`message.py`: an `OpaqueBlock`) | bare `KeyError` |
-# | `if b.type == ...` narrows | yes (Literal tags) | no; needs `isinstance` |
-# | `match` + `assert_never` exhaustive | yes | no |
-# | behaviour per kind | plain functions with `match` | methods (what a hierarchy is good at) |
+# | encode / decode | built in; the tag is a field | `to_dict`, `from_dict`, a registry, by hand |
+# | unknown tag on decode (run below, optional) | error at `$[0].type` | bare `KeyError` |
+# | narrowing, `assert_never` | yes | no |
+# | behaviour per kind | functions with `match` | methods (a hierarchy's strength) |
+
+# %%
+from msgmodel.course.options import CLASSES_SOURCE, UNION_SOURCE
+from msgmodel.course.teaching import side_by_side
+
+titles = ("closed union (msgspec structs)", "open hierarchy (dataclasses)")
+side_by_side(UNION_SOURCE.split("\ndef ")[0], CLASSES_SOURCE.split("\ndef ")[0], titles, width=56)
 
 # %% [markdown]
 # The serializing rows, run: msgspec writes the tag and reads it back, and an unknown tag fails with a JSON path; the
@@ -204,12 +193,9 @@ for decode in (lambda: msgspec.json.decode(b'[{"type": "image"}]', type=list[uni
 # %% [markdown] tags=["core"]
 # ### I4. What does it cost to add a block kind?
 #
-# One class in the union; then mypy names every exhaustive `match` that must handle it, whose `assert_never` would
-# receive it. In the library (`msgmodel/core`, `msgmodel/api`) that is **6 errors in 3 files**: the six functions an
-# `ast` scan lists below, those that `match` on the block classes and end in `assert_never`. (Running mypy on a copy
-# with a sixth class is too slow for a cell; `tests/test_layout.py` does it, in
-# `test_a_sixth_block_kind_is_flagged_by_mypy_exactly_where_chapter_06_says`, and checks mypy flags exactly what the
-# scan lists.)
+# mypy names every `match` ending in `assert_never` that must handle the new class: **6 errors in 3 files**, the
+# functions this `ast` scan lists. (`tests/test_layout.py` checks that mypy, on a copy with a sixth class, flags
+# exactly these.)
 
 # %% tags=["core"]
 import msgmodel
@@ -219,14 +205,13 @@ for file, functions in exhaustive_block_matches(Path(msgmodel.__file__).parent, 
     print(f"{file}: {', '.join(functions)}")
 
 # %% [markdown] tags=["core"]
-# What mypy does *not* list is the codec's tables of the kinds it decodes, right below the classes in `message.py`,
-# and, for a kind with rules of its own (a pairing), `protocol.py`. Readers that filter by `type` need nothing, and
-# until anyone models the kind, `OpaqueBlock` carries it unchanged.
+# mypy does *not* list the codec's tables of kinds, below the classes in `message.py`, nor, for a paired kind,
+# `protocol.py`. Readers that filter by `type` need nothing; until then `OpaqueBlock` carries the kind.
 #
 # ### I5. Why are the blocks frozen?
 #
-# A compacted history holds the same block objects as the saved one. With plain dicts, a "harmless" cleanup run on
-# the compactor's window edits the saved history too, a signed thinking block included:
+# A compacted history holds the saved one's block objects. With plain dicts, a cleanup of the compactor's window
+# edits the saved history too, signed thinking included:
 
 # %% tags=["core", "demo"]
 from msgmodel import TextBlock, ThinkingBlock
@@ -236,13 +221,10 @@ turn = assistant_msg([ThinkingBlock(signed_text, signature="c2ln"), TextBlock("D
 saved = to_api([user_text("Tidy the README."), turn])  # plain dicts, as a dict-based agent keeps them
 window = saved[-1:]  # the compactor's window: the same dict objects as `saved`
 for block in window[0]["content"]:  # the cleanup
-    for key in ("text", "thinking"):
-        if key in block:
-            block[key] = block[key].rstrip()
+    block.update({key: value.rstrip() for key, value in block.items() if key in ("text", "thinking")})
 print("saved thinking is still the text that was signed:", saved[1]["content"][0]["thinking"] == signed_text)
-saved = [user_text("Tidy the README."), turn]  # the same history as msgmodel values
-try:
-    blocks_of(saved[-1])[1].text = "Done."
+try:  # the same cleanup on the msgmodel values
+    blocks_of(turn)[1].text = "Done."
 except AttributeError as e:
     print("the same cleanup on frozen blocks: AttributeError:", e)
 
@@ -251,8 +233,8 @@ except AttributeError as e:
 #
 # ### I6. Where does validation belong?
 #
-# The two layers, apart: chapter 04 showed `from_json` refusing a bad shape with its path; this history has a good
-# shape, so it decodes, and `validate` knows no API would accept it:
+# Two layers: `from_json` refuses a bad shape (chapter 04); chapter 01's orphan has a good shape, so it decodes,
+# and `validate` names the rule it breaks:
 
 # %% tags=["core"]
 from msgmodel import from_json
@@ -262,7 +244,8 @@ well_formed = from_json(
     b'[{"role":"user","content":"hi"},'
     b'{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"3 matches"}]}]'
 )
-print("decoded:", [m.role for m in well_formed], "| validate:", validate(well_formed)[0])
+v = validate(well_formed)[0]
+print("decoded:", [m.role for m in well_formed], "| validate:", v.rule, "at", v.path, "→ a 400 if sent")
 
 # %% [markdown]
 # ### I7. Why not LangChain's `start_on="human"`? · I8. Why does the validator use the API's exact wording?

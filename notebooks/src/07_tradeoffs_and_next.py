@@ -9,38 +9,35 @@
 # %% [markdown] tags=["core"]
 # # 07 · Trade-offs and what comes next
 #
-# *Chapters 01–06 made the case for one authoritative message model. This last chapter asks what it costs and when
-# it does not apply, sets `message.py` beside the other ways Python can model the same data, and runs our sketch of
-# the next step the original previews on top of it.*
+# *Chapters 01–06 made the case for one authoritative message model. This chapter asks what it costs and when it
+# does not apply, compares it with Python's other options, and runs our sketch of the next step on top of it.*
 #
 # ## What
 #
 # 1. **When to consolidate**, and when it is premature.
-# 2. **Python's options, compared**: `TypedDict`, `dataclass`, pydantic and msgspec, on what mypy catches, bad input
-#    and decode speed.
-# 3. **What comes next**: this series' sketch of step 32's event stream, which the original only previews. Optional,
-#    outside the core route: step 33's thinking, a Claude Code session file, and the local API serving your agent.
+# 2. **Python's options, compared**: `TypedDict`, `dataclass`, pydantic and msgspec: what mypy catches, bad input,
+#    decode speed.
+# 3. **What comes next**: our sketch of step 32's event stream, which the original only previews. Optional, off the
+#    core route: step 33's thinking, a Claude Code session file, the local API serving your agent.
 #
 # ## Why
 #
 # **"Wasn't `message.py` over-engineering? When would you *not* build it?"**
 #
-# Senior interviews probe judgement: when an abstraction pays for itself, and what it costs. `message.py` costs
-# something (every layer depends on it, it needs heavy tests, msgspec needs a defence), worth paying at step 31
-# because two copies of "what a message looks like" had already got a detail wrong; without that history it would
-# have been a guess. The other half of the answer is what it buys: the next features cost little on top of it.
+# Senior interviews probe judgement: when an abstraction pays for itself. `message.py` costs something (every layer
+# depends on it, it needs heavy tests, msgspec needs a defence), worth paying at step 31 because two copies of "what
+# a message looks like" had already got a detail wrong. The other half of the answer: the next features cost little
+# on top of it.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
 # ### 1. When to consolidate
 #
-# The original tutorial gives a precise trigger: consolidate when **the same piece of knowledge has been copied at
-# least twice, and the copying has already caused a bug** (it names no rule; "twice, plus a bug" is our shorthand).
-# Two copies mean the knowledge is real and shared, not a guess about the future. A bug means the copies have
-# started to drift, at a price already paid: chapter 02's copy #2 renders a failure as a success and a list result as
-# empty, two future step-30 bugs no reviewer would catch. Step 31 met both conditions. The same trigger tells you when
-# consolidating is **premature**:
+# The trigger is the original tutorial's: consolidate when **the same piece of knowledge has been copied at least
+# twice, and the copying has already caused a bug** ("twice, plus a bug" is this series' shorthand for it). Two
+# copies show the knowledge is real and shared; a bug shows they drift (chapter 02's copy #2). Step 31 met both. The
+# same trigger says when consolidating is **premature**:
 #
 # | Situation | Copies | A bug from drift? | Verdict |
 # |---|---|---|---|
@@ -52,34 +49,30 @@
 #
 # The five are the original's (three in compaction, one each in engine and API; 34 sites in our exhibit). Step 29's
 # orphan came from no copy: slicing asked nobody where a tool answer lives; copy #1 was its patch. The last row is no
-# contradiction: the trigger decides when to *create* the authority; once it exists, it describes
-# the whole contract it owns, every block the API can send back included. The `Part` class models a contract nobody
-# has given you yet.
+# contradiction: the trigger decides when to *create* the authority; once it exists, it describes the whole contract
+# it owns, every block the API can send back included. The `Part` class models a contract nobody has given you yet.
 #
 # ### 2. Four ways to write the model in Python
 #
-# `TypedDict`s, as the `anthropic` SDK types its requests (`json.loads` decodes them on a promise); frozen
+# `TypedDict`s, as the `anthropic` SDK types its requests; frozen
 # `dataclass`es, as pydantic-ai's parts (with a decoder you write); a pydantic discriminated union, as the SDK's
 # responses; and msgspec tagged structs, `message.py`. The first three are scratch modules in
-# `msgmodel.course.options` (printed, abridged, by the optional cell below), with the class names of `message.py`.
+# `msgmodel.course.options` (printed by an optional cell below).
 
 # %% [markdown] tags=["core"]
 # **"Why not just use `anthropic.types`?"** The SDK has two families of types, not one model. Requests are
-# `TypedDict`s (`MessageParam`, `ToolResultBlockParam`): mypy checks them, nothing checks them at run time. Responses
-# are pydantic models (`anthropic.types.Message`, `ToolUseBlock`): they describe what the API sends back, not a history
-# you store, decode and send again. A history is both at once. msgmodel is one model for it and reads both families:
+# `TypedDict`s (`MessageParam`): mypy checks them, nothing checks them at run time (section 2b runs that). Responses
+# are pydantic models (`anthropic.types.Message`): they describe what the API sends back, not a history you store
+# and resend. A history is both at once; msgmodel is one model for it and reads both families:
 
 # %% tags=["core"]
 import pydantic
-from anthropic.types import ToolResultBlockParam
 
 from msgmodel import from_api
 from msgmodel.api import local_client
 from msgmodel.core.protocol import validate
 
-slip = ToolResultBlockParam(type="tool_result", toolUseId="toolu_01B", content="x")  # type: ignore[typeddict-unknown-key]
-print("a request type, given the slip:", type(slip).__name__, slip)
-question = {"role": "user", "content": "What is 6 * 7?"}
+question = {"role": "user", "content": "What is 6 * 7?"}  # a request dict, as a MessageParam types it
 reply = local_client().messages.create(model="claude-sonnet-4-6", max_tokens=256, messages=[question])
 mixed = [question, {"role": reply.role, "content": reply.content}]  # on purpose: the SDK's pydantic blocks as they are
 print("a response block is a pydantic model:", isinstance(mixed[1]["content"][0], pydantic.BaseModel))
@@ -95,13 +88,20 @@ for name, source in OPTION_SOURCES.items():
 # %% [markdown] tags=["core"]
 # #### 2a. What mypy sees
 #
-# One snippet per option makes three classic mistakes, each marked in a comment: (1) a `tool_use` field read in the
-# `text` branch, (2) the `toolUseId` slip, (3) `tool_result` forgotten in a function ending in `assert_never` (the
-# `dict[str, Any]` version cannot use `assert_never`, so it ends with a fallback `return`, as the original's
-# TypeScript did). The snippet for `message.py`, then `mypy --strict` on all five, each error mapped back to the
-# mistake marked on its line:
+# One snippet per option makes three marked mistakes: a `tool_use` field read in the `text` branch (chapter 04,
+# section 6), the `toolUseId` slip (chapter 02), and `tool_result` forgotten before `assert_never` (the
+# `dict[str, Any]` version ends with a fallback `return` instead). `mypy --strict` on all five, each error mapped
+# to the mistake marked on its line:
 
 # %% tags=["core", "demo"]
+from msgmodel.course.options import mistakes_verdict
+
+print(mistakes_verdict())
+
+# %% [markdown]
+# The snippet for `message.py`, and the same result as a grid:
+
+# %%
 from msgmodel.course.options import MISTAKES, mistakes_caught
 
 print(MISTAKES["msgspec (message.py)"])
@@ -109,16 +109,14 @@ print(mistakes_caught())
 
 # %% [markdown] tags=["core"]
 # **Statically, the four typed options are equal**, and `dict[str, Any]` catches nothing. (The `dataclass` option is
-# a *closed* union of frozen dataclasses with `Literal` tags; chapter 06's I3 hierarchy, an open base class, is what
-# mypy cannot close.) The choice between
-# libraries is about run time, where mypy cannot help: a dict from `json.loads` or the SDK is `Any`, and nothing
-# checks it.
+# a *closed* union; chapter 06's I3 hierarchy was open.) The choice between libraries is about run time, where mypy
+# cannot help: a dict from `json.loads` or the SDK is `Any`, and nothing checks it.
 #
 # #### 2b. Bad input, and input the model has never heard of
 #
-# Three wrong inputs (the slip as a stored session holds it, a text block whose `text` is a number, a `tool` role
-# inside `messages`), then two *valid* ones the model does not interpret (an `image` block, a `cache_control` field).
-# A good decoder refuses the first three and keeps the last two, writing them back unchanged:
+# Three wrong inputs (the slip as a stored session holds it, `text` as a number, a `tool` role), then two *valid*
+# ones the model does not interpret (an `image` block, a `cache_control` field). A good decoder refuses the first
+# three and keeps the last two, writing them back unchanged; `▶` marks `message.py`'s decoder:
 
 # %% tags=["core"]
 from msgmodel.course.options import decode_grid, options
@@ -131,26 +129,23 @@ bad = {
     "an image block": b'[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x.io/a"}}]}]',
     "cache_control on text": b'[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{}}]}]',
 }
-print(decode_grid(bad, OPTIONS))  # accepted: decoded and written back unchanged
+print(decode_grid(bad, OPTIONS, marked="msgmodel.from_json"))  # accepted: decoded and written back unchanged
 
 # %% [markdown] tags=["core"]
-# **TypedDict accepts everything**, the slip included. **The dataclass decoder** refuses the unknown keyword with no
-# place in the input, and accepts `text: 42` and `role: "tool"`. **pydantic** refuses all three with a path, but
-# refuses the image too and quietly **drops** `cache_control`. **msgspec structs** refuse the wrong inputs with a JSON
-# path, and the image too. Only `from_json` is strict about the four kinds it interprets and lossless about everything
-# else (`OpaqueBlock`, `extra`): msgspec alone does not give that, `message.py` adds it.
+# **Only the marked column refuses every wrong input with a path and keeps both valid ones**: TypedDict accepts
+# everything, the dataclass decoder accepts two and names no place, pydantic drops `cache_control`, plain msgspec
+# structs refuse the image. msgspec alone does not give that; `message.py` adds it (`OpaqueBlock`, `extra`).
 #
 # #### 2c. Decode speed: why it is fast, and what that cost
 #
-# msgspec decodes JSON bytes straight into structs, checking each field, without building the dicts `json.loads`
-# builds first; so `from_json` validates and still beats `json.loads`, which checks nothing. The cost: msgspec's
-# union dispatches only among its own structs, so a document holding an unknown kind or an `extra` field takes a
-# second decoder, a walk in Python that must give the same results and error paths (two decoders to keep equal), and
-# one more dependency. `bench/run.py` measures it on 100,000-message sessions; its committed figures
-# (optional reading: [bench/RESULTS.md](../bench/RESULTS.md)) are **one run on a shared 2-core machine**, on
-# sessions with no `cache_control` and no unknown kind: the fast path only. The misses: P1, as long tool outputs cost
-# every decoder alike (lazy decoding would change the model's contract); P3's first step times runs of 26 ms, within
-# that machine's noise (an earlier run: ×11.5):
+# msgspec decodes JSON bytes straight into checked structs, skipping the dicts `json.loads` builds, so `from_json`
+# validates and still beats `json.loads`, which checks nothing. The cost: a document holding an unknown kind or an
+# `extra` field takes a second decoder, a Python walk that must give the same results and error paths, and one more
+# dependency. To hold these claims to numbers, this project set itself five goals, stated in `bench/run.py`:
+# **P1** decode ≥ 3× as fast as `json.loads` and ≥ 20× the SDK's validator; **P2** `validate` no slower than
+# `json.loads`; **P3** linear, 10× the messages in ≤ 12× the time; **P4** memory ≤ 0.55× the same data as dicts;
+# **P5** `import msgmodel` ≤ 150 ms. The committed run (optional: [bench/RESULTS.md](../bench/RESULTS.md)) is one run
+# on a shared 2-core machine, on 100,000-message sessions with no `cache_control` and no unknown kind:
 
 # %% tags=["core"]
 from msgmodel.course.options import bench_verdicts, committed_bench
@@ -185,8 +180,17 @@ barh(list(seconds), [s * 1000 for s in seconds.values()],
      reference=list(seconds).index("msgmodel.from_json"))
 
 # %% [markdown] tags=["core"]
-# #### 2d. The comparison in one table
+# The misses: P1's SDK ratio, as long tool outputs cost every decoder alike (lazy decoding would change the model's
+# contract); P3, whose first tenfold step (from runs of 26 ms) took ×15.1, within that machine's noise (an earlier run:
+# ×11.5).
 #
+# #### 2d. No universal winner
+#
+# A team that validates everything with pydantic can defend a pydantic union (with `extra="allow"` and a fallback
+# for unknown kinds); data that never leaves your own code may need only `TypedDict`. `message.py` chose msgspec for
+# validation at the boundary, exact round trips and speed, together (2a–2c as one table: optional cell below).
+
+# %% [markdown]
 # | | `TypedDict` | `dataclass` | pydantic union | msgspec + `message.py` |
 # |---|---|---|---|---|
 # | narrowing, exhaustiveness, slip caught | yes | yes | yes | yes |
@@ -195,18 +199,15 @@ barh(list(seconds), [s * 1000 for s in seconds.values()],
 # | decoder | `json.loads` | hand-written | generated | generated |
 # | decode speed (P1) | slower, and checks nothing | not in P1 | much slower | fastest |
 # | dependency | none | none | pydantic (large; the SDK brings it) | msgspec (small) |
-#
-# There is no universal winner. A team that validates everything with pydantic can defend a pydantic union (with
-# `extra="allow"` and a fallback for unknown kinds); data that never leaves your own code may need only `TypedDict`.
-# `message.py` chose msgspec for validation at the boundary, exact round trips and speed, together.
-#
+
+# %% [markdown] tags=["core"]
 # ### 3. What comes next, on the same foundation
 #
-# **Step 32: from callbacks to an event stream.** The original's step 30 engine reported progress through a set of
-# callbacks; its preview of step 32 says they become an async-generator event stream, the real source's approach.
-# This series sketches that step (the event classes and the fold law are ours): `QueryEngine.run(prompt)` *yields*
-# events, the caller pulls them with `async for`, and every event carries values from `message.py`; the stream adds
-# no shape of its own. `event_line` prints one event per line; one of the two files asked for does not exist:
+# **Step 32: from callbacks to an event stream.** The original's step 30 engine reported progress through callbacks;
+# its preview of step 32 says they become an async-generator event stream. This series sketches that step (the event
+# classes and the fold law are ours): `QueryEngine.run(prompt)` *yields* events, the caller pulls them with
+# `async for`, and every event carries values from `message.py`. `event_line` prints one event per line; one of the
+# two files asked for does not exist:
 
 # %% tags=["core"]
 from msgmodel.api import demo_registry, local_client

@@ -573,222 +573,152 @@ exercise(
 
 @dataclass(frozen=True)
 class DrillItem:
-    """One interview question: the model answer (a few sentences) and the key points it must make.
+    """One interview question and its model answer, written as the key points it must make.
 
-    Shown with ``msgmodel.course.widgets.InterviewDrill``: the learner writes first, then sees
-    ``answer`` and ticks the ``points`` their own answer made.
+    The model answer is the key points read in order (``answer``), so a reader of a static page can
+    score their own answer against them. Shown with ``msgmodel.course.widgets.InterviewDrill``: the
+    learner writes first, then sees the answer and ticks the ``points`` their own answer made.
     """
 
     question: str
-    answer: str
     points: tuple[str, ...]
+
+    @property
+    def answer(self) -> str:
+        """The model answer: the key points, in order, as one paragraph (English; the widget translates each)."""
+        return " ".join(self.points)
 
 
 DRILL: Final[tuple[DrillItem, ...]] = (
     DrillItem(
         question=N_("Why is a message's content a str | list of blocks, and not always a list of blocks?"),
-        answer=N_(
-            "Both shapes are on the wire and in real transcripts. Keeping the given one makes a load and save "
-            "round trip byte for byte; the string case is one branch, written once in blocks_of."
-        ),
         points=(
-            N_("the API accepts both shapes, and real sessions hold both"),
-            N_("keeping the given shape makes a load/save round trip byte for byte"),
-            N_("the string branch lives in one reader (blocks_of), not in every caller"),
+            N_("Both shapes are on the wire."),
+            N_("Keeping the given one round-trips byte for byte."),
+            N_("blocks_of reads the string, once."),
         ),
     ),
     DrillItem(
         question=N_("Why define ThinkingBlock before any feature uses thinking?"),
-        answer=N_(
-            "The model describes every block the API can send, not only what today's features read. Thinking "
-            "blocks are signed and must come back unchanged, so storage, compaction and the engine carry them "
-            "without looking inside."
-        ),
         points=(
-            N_("the model describes what the API sends, not what features read today"),
-            N_("thinking blocks are signed: losing or editing them gets a 400"),
-            N_("storage, compaction and the engine carry the block without looking inside"),
-            N_("the later thinking feature needs no change to message.py"),
+            N_("The model describes what the API sends."),
+            N_("Thinking is signed: dropped or edited, it gets a 400."),
+            N_("Storage, compaction and the engine carry it unopened."),
+            N_("Turning thinking on later leaves message.py unchanged."),
         ),
     ),
     DrillItem(
         question=N_("Tagged union or class hierarchy for content blocks?"),
-        answer=N_(
-            "The real choice is a closed union or an open base class. Blocks are data: a closed union serializes "
-            "its tag with no registry, and mypy narrows on the tag and proves a match exhaustive with "
-            "assert_never; an open hierarchy can do neither."
-        ),
         points=(
-            N_("closed union vs open base class is the real question"),
-            N_("the tag is a field the serializer writes and reads: no registry"),
-            N_("mypy narrows on the Literal tag and proves match + assert_never exhaustive"),
-            N_("use an open hierarchy for behaviour, a closed union for shapes"),
+            N_("The choice: closed union or open base class."),
+            N_("The tag is a field: no registry."),
+            N_("mypy narrows on Literal tags and proves assert_never exhaustive."),
+            N_("Hierarchies suit behaviour; shapes want a closed union."),
         ),
     ),
     DrillItem(
         question=N_("What does it cost to add a block kind?"),
-        answer=N_(
-            "One class added to the union, in message.py. mypy then lists every match ending in assert_never that"
-            " must handle it; readers that filter by type keep working, and OpaqueBlock carries the kind until "
-            "then."
-        ),
         points=(
-            N_("one class and one union member, in message.py"),
-            N_("mypy points at every exhaustive match that must change"),
-            N_("readers that filter by type need no change"),
-            N_("OpaqueBlock carries the kind before anyone models it"),
+            N_("message.py gains a class, a union member, codec table entries; a paired kind, a protocol.py rule."),
+            N_("mypy names every match ending in assert_never: six, in three files."),
+            N_("Readers that filter by type need nothing."),
+            N_("Until then, OpaqueBlock carries the kind."),
         ),
     ),
     DrillItem(
         question=N_("Why are the blocks frozen?"),
-        answer=N_(
-            "Blocks are values shared by many histories: a compacted copy, a saved session, a retry. Frozen turns"
-            " an in-place edit, which would change all of them and break a signed thinking block, into an error "
-            "at the line that tries. The limit: frozen is shallow, so an input dict or a content list stays "
-            "mutable (and a block holding one cannot be hashed)."
-        ),
         points=(
-            N_("blocks are shared between histories"),
-            N_("in-place edits would silently change every history (and break signatures)"),
-            N_("a changed copy is made with msgspec.structs.replace"),
-            N_("frozen is shallow: lists and dicts inside are still mutable"),
+            N_("Histories share block objects."),
+            N_("Frozen makes an edit that would change them all an error."),
+            N_("A change is a copy: msgspec.structs.replace."),
+            N_("Frozen is shallow: a dict inside stays mutable, and its block cannot be hashed."),
         ),
     ),
     DrillItem(
         question=N_("Where does validation belong?"),
-        answer=N_(
-            "At the boundary, once: from_json and from_api check the shape and raise a DecodeError naming the "
-            "JSON path; past that, nothing re-checks it. The API's protocol rules are a separate layer, validate,"
-            " run before sending or after loading."
-        ),
         points=(
-            N_("shape is checked once, at decode (DecodeError with the JSON path)"),
-            N_("inside, code trusts typed values: no re-validation everywhere"),
-            N_("protocol rules (pairing, order, thinking) are a separate layer: validate"),
+            N_("Shape is checked once, at decode: a DecodeError with the JSON path."),
+            N_("Inside, code trusts typed values."),
+            N_("Protocol rules are a separate layer: validate."),
         ),
     ),
     DrillItem(
         question=N_('Why not LangChain\'s start_on="human" to pick where a trimmed window starts?'),
-        answer=N_(
-            "In LangChain a tool result is its own ToolMessage, so the first human message is a safe start. In "
-            "Anthropic's shape results travel inside user messages, so the first user message can be an orphan "
-            "result: a 400. The right test is is_clean_user_start, walking back from the cut; inside one long tool "
-            "loop with none, compact falls back to a cut before an assistant turn."
-        ),
         points=(
-            N_("tool results travel inside user messages in Anthropic's shape"),
-            N_("'first user message' can be an orphan tool_result: a 400"),
-            N_("the right test is is_clean_user_start"),
-            N_("walk back from the cut so the window keeps at least keep messages"),
+            N_("Anthropic's shape puts tool results inside user messages."),
+            N_("So a first user message can be an orphan: a 400."),
+            N_("The right test is is_clean_user_start."),
+            N_("Walk back from the cut, keeping at least keep messages."),
         ),
     ),
     DrillItem(
         question=N_("Why does the validator use the API's exact wording?"),
-        answer=N_(
-            "The error text is what an engineer searches for: with the API's words byte for byte, a local "
-            "failure, a production failure and the public bug reports read the same. The validator adds a rule "
-            "id, a location and a hint; its fidelity is checked against public captures of the live API."
-        ),
         points=(
-            N_("one search finds the local error, the production error and the bug reports"),
-            N_("the validator adds a rule id, a location and a hint"),
-            N_("fidelity is shown against public live captures, not the local API"),
+            N_("One search finds the local error, the production one and the bug reports."),
+            N_("It adds a rule id, a path, a hint."),
+            N_("Fidelity is checked against public live captures."),
         ),
     ),
     DrillItem(
         question=N_("Repair a broken history, or reject it?"),
-        answer=N_(
-            "Reject by default; repair only on request, with a report. repair is opt-in, returns one RepairNote "
-            "per change and never edits thinking blocks. A silent repair keeps requests going but hides the bug "
-            "that broke the history."
-        ),
         points=(
-            N_("reject by default"),
-            N_("repair is opt-in and reports every change (RepairNote)"),
-            N_("thinking blocks are never edited"),
-            N_("silent repair hides the bug that caused the damage"),
+            N_("Reject by default."),
+            N_("repair is opt-in and reports each change (RepairNote)."),
+            N_("It never edits a thinking block."),
+            N_("Silent repair hides the bug that broke the history."),
         ),
     ),
     DrillItem(
         question=N_('How do you test an invariant like "a clean start is always a valid start"?'),
-        answer=N_(
-            "With a property test: generate many valid histories, cut each at every place, and assert the "
-            "invariant, with a fixed seed and a bounded example count. Then show it can fail: with the naive "
-            "condition Hypothesis finds and shrinks a counterexample."
-        ),
         points=(
-            N_("generate many valid histories and cut each at every place"),
-            N_("a fixed seed and a bounded example count"),
-            N_("check the test can fail (the naive condition gives a counterexample)"),
-            N_("Hypothesis shrinks the failure to a tiny case"),
+            N_("Generate valid histories and cut each at every place."),
+            N_("Fix the seed; bound the example count."),
+            N_("Show it can fail: the naive condition gets a counterexample."),
+            N_("Hypothesis shrinks that to a tiny case."),
         ),
     ),
     DrillItem(
         question=N_("What happens to a block kind the model does not know?"),
-        answer=N_(
-            "It is kept, neither dropped nor rejected: an OpaqueBlock holds the original JSON and writes it back "
-            "byte for byte. Its kind is b.kind, and match stays exhaustive over five classes."
-        ),
         points=(
-            N_("kept as an OpaqueBlock, neither dropped nor rejected"),
-            N_("written back byte for byte"),
-            N_("match stays exhaustive; the wire kind is b.kind"),
+            N_("It is kept as an OpaqueBlock, neither dropped nor rejected."),
+            N_("It is written back byte for byte."),
+            N_("match stays exhaustive; b.kind names the kind."),
         ),
     ),
     DrillItem(
         question=N_("Why do the structs carry an extra field?"),
-        answer=N_(
-            "The API keeps adding optional fields to known kinds (cache_control, citations). Dropping them breaks"
-            " features such as prompt caching, rejecting them breaks on the next release; extra keeps them "
-            "verbatim while the core fields stay typed."
-        ),
         points=(
-            N_("the API adds optional fields to known kinds over time"),
-            N_("dropping them breaks features (prompt caching); rejecting them breaks on release"),
-            N_("extra keeps them verbatim while core fields stay typed"),
+            N_("The API keeps adding optional fields to known kinds."),
+            N_("Dropping them breaks prompt caching; rejecting them, the next release."),
+            N_("extra keeps them verbatim; core fields stay typed."),
         ),
     ),
     DrillItem(
         question=N_("Why msgspec, and not pydantic or plain dataclasses?"),
-        answer=N_(
-            "Any of them can express a tagged union. msgspec's tag is part of the class, one call decodes JSON "
-            "bytes into the union and encodes it back, and it is one small dependency. A measured preference, not"
-            " a law."
-        ),
         points=(
-            N_("all of them can express a tagged union"),
-            N_("msgspec: the tag is part of the class; one-call decode and encode"),
-            N_("no adapter layer, one small dependency"),
-            N_("a measured preference, not a law"),
+            N_("pydantic or dataclasses could express the union too."),
+            N_("msgspec: the tag is in the class, one call decodes or encodes."),
+            N_("No adapter layer; one small dependency."),
+            N_("A measured preference, not a law."),
         ),
     ),
     DrillItem(
         question=N_("Why not let the API compact the history for you?"),
-        answer=N_(
-            "Server-side compaction is a fine answer. Its costs: one provider's beta, a summary you do not "
-            "choose, an encrypted part you cannot read, and histories you load or send elsewhere still need a "
-            "client-side answer. A compaction block round-trips as an OpaqueBlock."
-        ),
         points=(
-            N_("using them is a fine answer"),
-            N_("one provider's beta; you do not choose what the summary keeps"),
-            N_("part of the result is encrypted: a block your code cannot read"),
-            N_("loaded or replayed histories still need a client-side answer"),
-            N_("a compaction block round-trips as an OpaqueBlock"),
+            N_("Using it is a fine answer."),
+            N_("One provider's beta; you do not choose the summary."),
+            N_("Part is encrypted, unreadable to your code."),
+            N_("Histories loaded or sent elsewhere still need a client-side answer."),
+            N_("Its compaction block round-trips as an OpaqueBlock."),
         ),
     ),
     DrillItem(
         question=N_("Messages or tokens: what should a compaction budget count?"),
-        answer=N_(
-            "Tokens: the window and the bill are in tokens, and one tool result holding a file can outweigh forty"
-            " turns. A message count is a cheap proxy; the history's JSON length is a local stand-in, and "
-            "count_tokens is exact at the price of a request."
-        ),
         points=(
-            N_("the window and the bill are in tokens"),
-            N_("a message count is a cheap proxy that fails on large tool results"),
-            N_("a local stand-in (JSON length) costs no request"),
-            N_("count_tokens is exact but costs a round trip"),
+            N_("Tokens: the window and the bill are in tokens."),
+            N_("A message count is cheap but misses one huge tool result."),
+            N_("JSON length: a free local stand-in."),
+            N_("count_tokens: exact, for a round trip."),
         ),
     ),
 )
