@@ -47,7 +47,7 @@ legacy = len(scan_block_knowledge(msgmodel.course.legacy))
 print(f"by hand: {legacy} in the legacy package; left in core, at the raw-JSON edges:", dict(sorted(by_hand.items())))
 
 # %% [markdown] tags=["core"]
-# ### 2. The one behaviour that changes: the cut moves back, and chapter 01's conversation gets a 200
+# ### 2. The one change callers see: the cut moves back, and chapter 01's conversation gets a 200
 #
 # The original's step 31 "adds no feature"; here existing callers see one change. Step 29's local fix moved the cut
 # *forward* to the next clean user start; `compact` moves it *back*, because `keep_recent` promises at least that
