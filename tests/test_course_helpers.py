@@ -108,7 +108,7 @@ def test_chapter_05s_legacy_helpers_property_runner_and_long_loop() -> None:
         for k in range(len(h) + 2):
             assert validate(fn(h, keep_recent=k, summarize=lambda t: "S.")) == [], k  # type: ignore[operator]
 
-    assert check_on_histories(keeps_valid, compact, examples=20) == "passes"
+    assert check_on_histories(keeps_valid, compact, examples=20) == "passes on 20 histories"
     assert check_on_histories(keeps_valid, slicing, examples=20).startswith("FAILS: ")
 
 

@@ -9,8 +9,9 @@ failure replays and shrinks to smaller choices. The suite's own, richer generato
 turns one block per message, as Claude Code does) is ``tests/strategies_conv.py``.
 
 ``check_on_histories(prop, impl)`` runs ``prop(impl, history)`` on ``examples`` histories drawn
-derandomized (the same draws every run, no example database, no deadline) and says ``passes`` or
-``FAILS:`` with the assertion's message for the smallest failing history Hypothesis shrank to.
+derandomized (the same draws every run, no example database, no deadline) and says ``passes on N
+histories`` (N: how many it drew) or ``FAILS:`` with the assertion's message for the smallest failing
+history Hypothesis shrank to.
 """
 
 from __future__ import annotations
@@ -56,15 +57,18 @@ def agent_histories(draw: st.DrawFn) -> list[Message]:
 
 
 def check_on_histories(prop: Callable[[T, list[Message]], object], impl: T, *, examples: int = 100) -> str:
-    """``prop(impl, h)`` on ``examples`` derandomized ``agent_histories()``: ``passes`` or ``FAILS: `` and why."""
+    """``prop(impl, h)`` on ``examples`` derandomized ``agent_histories()``: ``passes on N histories`` or ``FAILS:``."""
+    drawn = 0
 
     @settings(max_examples=examples, derandomize=True, database=None, deadline=None)
     @given(agent_histories())
     def run(h: list[Message]) -> None:
+        nonlocal drawn
+        drawn += 1
         prop(impl, h)
 
     try:
         run()
     except AssertionError as err:
         return f"FAILS: {err}"
-    return "passes"
+    return f"passes on {drawn} histories"

@@ -186,8 +186,8 @@ print("bypasses in msgmodel:", scan_model_bypasses("msgmodel", exclude=["msgmode
 # ### 5. Readers: the only way to read
 #
 # Four readers, asked of each message above. `is_clean_user_start`, chapter 01's rule written once, is a user
-# message for which the reader `is_tool_result_message` is false (readers built on readers, as the original
-# stresses). `transcript_of` is chapter 02's fix, written once (optional cell below).
+# message for which the reader `is_tool_result_message` is false: readers built on readers. `transcript_of` is
+# chapter 02's fix, written once (optional cell below).
 
 # %% tags=["core"]
 from msgmodel import is_clean_user_start, is_tool_result_message, text_of, tool_uses_of

@@ -75,9 +75,8 @@ print(f"compact's request, opening {[m.role for m in compacted[:2]]}: HTTP 200, 
 # %% [markdown] tags=["core"] holdback=["(9 of 7 above)"]
 # ### 3. Where the clean-start rule runs out: one long tool loop
 #
-# Moving back keeps more than asked (9 of 7 above): the price of never splitting a round. Its worst case is one long
-# tool loop, with no clean user start after the prompt: here six grep rounds, each turn opening with a thinking
-# block. Step 29's fix as this series wrote it (forward is our choice; the original names only the check)
+# Moving back keeps more than asked (9 of 7 above): a round is never split. Its worst case is one long tool loop
+# with no clean user start after the prompt: here six grep rounds, each turn opening with a thinking block. Step 29's fix as this series wrote it (forward is our choice; the original names only the check)
 # summarizes the *whole* loop. A local fix moving back would hit the other wall, shown next, and still be a copy:
 
 # %% tags=["core"]
@@ -124,8 +123,8 @@ engine.run_sync(DEBUG_PROMPT)
 print(engine.run_sync(SETTINGS_PROMPT).text)
 
 # %% [markdown] tags=["core"]
-# The history compacted down to a last prompt three ways (step 30's renderer, its local fix copy #2, the new code),
-# and chapter 02's question about the failure asked of each summary:
+# Compacted to a last prompt three ways (step 30's renderer, its local fix copy #2, the new code); chapter 02's
+# question about the failure, asked of each summary:
 
 # %% tags=["core"]
 from msgmodel import text_of, user_text
