@@ -76,8 +76,9 @@ print(f"compact's request, opening {[m.role for m in compacted[:2]]}: HTTP 200, 
 # ### 3. Where the clean-start rule runs out: one long tool loop
 #
 # Moving back keeps more than asked (9 of 7 above): a round is never split. Its worst case is one long tool loop
-# with no clean user start after the prompt: here six grep rounds, each turn opening with a thinking block. Step 29's fix as this series wrote it (forward is our choice; the original names only the check)
-# summarizes the *whole* loop. A local fix moving back would hit the other wall, shown next, and still be a copy:
+# with no clean user start after the prompt: here six grep rounds, each turn opening with a thinking block. Step
+# 29's fix as this series wrote it (forward is our choice; the original names only the check) summarizes the
+# *whole* loop. A local fix moving back would hit the other wall, shown next, and still be a copy:
 
 # %% tags=["core"]
 from msgmodel.course.sessions import long_tool_loop
