@@ -87,6 +87,31 @@ def test_new_signature_and_verdict_run_one_test_on_old_and_new_code() -> None:
     assert verdict(never_orphans, slicing).startswith("FAILS: ")
 
 
+def test_chapter_05s_legacy_helpers_property_runner_and_long_loop() -> None:
+    from msgmodel import is_clean_user_start
+    from msgmodel.core.message import Message
+    from msgmodel.course.legacy.harness import legacy_compactors, legacy_renderers, legacy_summaries
+    from msgmodel.course.properties import check_on_histories
+    from msgmodel.course.sessions import long_tool_loop
+
+    loop = long_tool_loop(rounds=6)
+    assert len(loop) == 13 and [i for i, m in enumerate(loop) if is_clean_user_start(m)] == [0]
+    assert validate(loop, thinking="enabled") == []
+    slicing, fixed = legacy_compactors().values()
+    assert len(fixed(loop, keep_recent=3, summarize=lambda t: "S.")) == 1  # the forward fix keeps only its summary
+    step30, copy2 = legacy_renderers().values()
+    assert "(tool call)" in step30(loop) and "grep" not in step30(loop) and "grep" in copy2(loop)
+    summaries = legacy_summaries([*loop, user_text("next")], lambda t: t)
+    assert list(summaries) == ["step 30", "copy #2"] and "grep" in summaries["copy #2"]
+
+    def keeps_valid(fn: object, h: list[Message]) -> None:
+        for k in range(len(h) + 2):
+            assert validate(fn(h, keep_recent=k, summarize=lambda t: "S.")) == [], k  # type: ignore[operator]
+
+    assert check_on_histories(keeps_valid, compact, examples=20) == "passes on 20 histories"
+    assert check_on_histories(keeps_valid, slicing, examples=20).startswith("FAILS: ")
+
+
 def test_the_debugging_session_and_its_probes() -> None:
     engine = legacy_engine(model=ScriptedModel(DEBUG_TURNS), tools=debug_tools())
     assert engine.submit(DEBUG_PROMPT) == DEBUG_TURNS[3]

@@ -7,10 +7,19 @@ failed), maybe a final text answer; the history ends with a user message, as a r
 history it draws is valid (``validate(h) == []``). Each ``draw`` is a choice Hypothesis makes, so a
 failure replays and shrinks to smaller choices. The suite's own, richer generator (which also stores
 turns one block per message, as Claude Code does) is ``tests/strategies_conv.py``.
+
+``check_on_histories(prop, impl)`` runs ``prop(impl, history)`` on ``examples`` histories drawn
+derandomized (the same draws every run, no example database, no deadline) and says ``passes on N
+histories`` (N: how many it drew) or ``FAILS:`` with the assertion's message for the smallest failing
+history Hypothesis shrank to.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from msgmodel.core.message import (
@@ -24,7 +33,9 @@ from msgmodel.core.message import (
     user_text,
 )
 
-__all__ = ["agent_histories"]
+__all__ = ["agent_histories", "check_on_histories"]
+
+T = TypeVar("T")
 
 
 @st.composite
@@ -43,3 +54,21 @@ def agent_histories(draw: st.DrawFn) -> list[Message]:
         if draw(st.booleans()):
             h.append(assistant_msg([TextBlock(f"Done with task {episode}.")]))
     return h if h[-1].role == "user" else [*h, user_text("Next task.")]
+
+
+def check_on_histories(prop: Callable[[T, list[Message]], object], impl: T, *, examples: int = 100) -> str:
+    """``prop(impl, h)`` on ``examples`` derandomized ``agent_histories()``: ``passes on N histories`` or ``FAILS:``."""
+    drawn = 0
+
+    @settings(max_examples=examples, derandomize=True, database=None, deadline=None)
+    @given(agent_histories())
+    def run(h: list[Message]) -> None:
+        nonlocal drawn
+        drawn += 1
+        prop(impl, h)
+
+    try:
+        run()
+    except AssertionError as err:
+        return f"FAILS: {err}"
+    return f"passes on {drawn} histories"

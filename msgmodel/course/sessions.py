@@ -17,6 +17,8 @@ chapter already built (as d2l keeps the code two chapters share in its package):
 * ``TRICKY``: three messages with blocks the debugging session did not contain (a screenshot, a
   signed thinking block, a long ``grep`` pattern, a read that failed, a result given as a list of
   blocks), built with the constructors.
+* ``long_tool_loop(rounds)``: chapter 05's worst case for compaction: one prompt, then ``rounds``
+  grep rounds with no clean user start between them, each turn opening with a signed thinking block.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Final
 
 from msgmodel.api.demo_tools import demo_registry
 from msgmodel.core.message import (
+    ContentBlock,
     Message,
     OpaqueBlock,
     TextBlock,
@@ -36,6 +39,7 @@ from msgmodel.core.message import (
     tool_result_block,
     tool_result_msg,
     user_msg,
+    user_text,
 )
 from msgmodel.core.tools import Tool, ToolRegistry
 
@@ -51,6 +55,7 @@ __all__ = [
     "SETTINGS_PROMPT",
     "TRICKY",
     "debug_tools",
+    "long_tool_loop",
     "probe",
     "probe_table",
     "run_command",
@@ -182,3 +187,15 @@ TRICKY: Final[tuple[Message, ...]] = (
     ),
 )
 """A screenshot (an ``image`` block), signed thinking, a 120-character pattern, a failed read, a list result."""
+
+
+def long_tool_loop(rounds: int = 6) -> list[Message]:
+    """One prompt, then ``rounds`` tool rounds, each assistant turn opening with a signed thinking block."""
+    loop = [user_text("Fix the flaky test.")]
+    for i in range(1, rounds + 1):
+        turn: list[ContentBlock] = [
+            ThinkingBlock(f"Try step {i}.", signature="c2ln"),
+            ToolUseBlock(f"toolu_{i:02d}", "grep", {"pattern": "x"}),
+        ]
+        loop += [assistant_msg(turn), tool_result_msg([tool_result_block(f"toolu_{i:02d}", f"hit {i}")])]
+    return loop

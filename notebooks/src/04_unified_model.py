@@ -9,19 +9,14 @@
 # %% [markdown] tags=["core"]
 # # 04 · One authoritative model
 #
-# *Chapters 01–03 found two bugs with one cause: the shape of a message was known in many places, each a little
-# differently. This chapter reads the cure, `msgmodel/core/message.py`, one part at a time, and runs its claims.*
+# *The cure for chapters 01–03's bugs, `msgmodel/core/message.py`, read one part at a time, each claim run.*
 #
 # ## What
 #
-# `message.py` is the only module that knows what a chat message looks like. Its four parts: the **blocks**, a tagged
-# union of the four kinds the package interprets (`text`, `thinking`, `tool_use`, `tool_result`) plus `OpaqueBlock`
-# for every other kind (**five classes**; the original's union has the four and no catch-all); the
-# **constructors**, the only way to build a message; the **readers**, the only way to read one; and the **codec**,
-# JSON and SDK dicts in and out, with errors that name the JSON path.
-#
-# It is the base of `msgmodel.core`: the validator, compaction and the engine are built on it. The two lists, as
-# `message.py` keeps them:
+# `message.py` is the only module that knows what a chat message looks like: the **blocks**, a tagged union of
+# `text`, `thinking`, `tool_use`, `tool_result` and `OpaqueBlock` for every other kind (five classes; the original
+# has no catch-all); the **constructors**, the only way to build a message; the **readers**, the only way to read
+# one; the **codec**, JSON and SDK dicts in and out:
 
 # %% tags=["core"]
 from msgmodel.core.message import CONSTRUCTORS, READERS
@@ -34,18 +29,15 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 #
 # **"`list[Any]` works. Why spend a week on a type module?"**
 #
-# Because "works" meant "works until one of the copies gets a detail wrong", as compaction's idea of where a history
-# may start and the summarizer's idea of how to render a block each did. Patching a copy fixes one symptom. One
-# module removes the cause three ways:
+# Because "works" meant "until a copy gets a detail wrong". One module (the original's 收口, "closing the knowledge
+# into one place") removes the cause three ways:
 #
 # 1. **One place** to get right and to change.
-# 2. **The checker can see it.** Inside `if b.type == "text":` mypy knows `b` is a `TextBlock`, and a `match`
-#    ending in `assert_never` that forgets a kind fails the check instead of returning nothing in production (a
-#    discipline: a `case _: return ""` still passes; chapter 06, I4, says what mypy does not list).
-# 3. **The edges are guarded.** A misspelled field fails on the line that writes it, and a bad file fails on load
-#    with the path of the bad value.
-#
-# The original tutorial calls this step 收口, "closing the knowledge into one place".
+# 2. **The checker can see it**: narrowing, and a `match` ending in `assert_never` that forgets a kind fails the
+#    check (section 6). That ending is a discipline: `tests/test_layout.py` checks that a new kind is flagged in
+#    exactly the matches that have it; nothing in `tests/` looks for a dispatch without it, so a
+#    `case _: return ""` is caught only by review.
+# 3. **The edges are guarded**: a misspelled field fails where it is written.
 
 # %% [markdown] tags=["core"]
 # ## How
@@ -56,36 +48,30 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 # |---|---|---|
 # | discriminated union (判别联合) on `type` | frozen msgspec `Struct`s, each with a class-level `type` Literal | 2 |
 # | `content: string \| ContentBlock[]` | `content: str \| list[ContentBlock]` | 3 |
-# | `userText`, `assistantMsg`, `toolResultMsg`, `toolResultBlock` | the constructors above | 4 |
-# | `blocksOf`, `textOf`, … `transcriptOf` | the readers above | 5 |
 # | `switch (b.type)` narrows `b` (类型收窄) | `if b.type == "text":`, `match b:` | 6 |
 # | `default: return ""` | `case _: assert_never(b)` | 6 |
 #
-# Ours, not the original's: `frozen=True` (its interfaces are not `readonly`); `assert_never` (it mentions
-# exhaustiveness checking, but its `blockToText` ends in `default: return ""`); `OpaqueBlock` and a checked decoder.
+# Ours, not the original's: `frozen=True`, `assert_never` (its `blockToText` ends in `default: return ""`),
+# `OpaqueBlock` and a checked decoder.
 
 # %% [markdown] tags=["core"]
 # ### 2. The blocks: a tagged union
 #
 # The blocks are [msgspec](https://jcristharif.com/msgspec/) `Struct`s: typed records that msgspec encodes to JSON
-# and decodes from it, checking types as it decodes. `TextBlock`, in outline:
+# and decodes, checking types. `TextBlock`, in outline:
 #
 # ```python
 # class TextBlock(msgspec.Struct, frozen=True, tag="text"):
 #     text: str
-#     extra: dict[str, Any] | None = None  # the block's other API fields (cache_control, ...), kept verbatim
+#     extra: dict[str, Any] | None = None  # the block's other API fields (cache_control, ...)
 #     type: ClassVar[Literal["text"]] = "text"
 # ```
 #
-# `tag="text"` makes msgspec write and read `"type": "text"` on the wire; `frozen=True` makes instances read-only;
-# `type: ClassVar[Literal["text"]]` is the tag as an attribute mypy sees as the literal `"text"`, which narrowing
-# relies on; `extra` keeps the API's other fields, so a round trip loses nothing (a misspelled optional field is kept
-# there too, and a misspelled kind as an `OpaqueBlock`: `validate` names both, optional cell below). One block of each
-# class, as the API sees it:
+# `tag="text"` is the `"type"` on the wire; `frozen=True` makes instances read-only; the `ClassVar` is the tag as an
+# attribute mypy sees as the literal `"text"`, which narrowing relies on; `extra` keeps the API's other fields, so a
+# round trip loses nothing (typos too: optional cell below). One block of each class:
 
 # %% tags=["core"]
-import json
-
 from msgmodel import OpaqueBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, block_to_api
 
 five = [
@@ -96,12 +82,11 @@ five = [
     OpaqueBlock({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}),
 ]
 for b in five:
-    print(f"{type(b).__name__:15} .type={b.type!r:14} {json.dumps(block_to_api(b))}")
+    print(f"{type(b).__name__:15} .type={b.type!r:14} on the wire: {block_to_api(b)['type']!r}")
 
 # %% [markdown] tags=["core"]
-# `OpaqueBlock` holds any kind the package does not interpret (`image`, `document`, `redacted_thinking`, and
-# whatever the API adds next year) as the original JSON object. Its `.type` is `"opaque"` and its wire type is
-# `.kind`: keeping `.type` to five fixed values is what lets mypy check a `match` for completeness.
+# `OpaqueBlock` keeps any other kind as its JSON object, with the wire type in `.kind`: five fixed `.type` values
+# let mypy check a `match` for completeness.
 
 # %% [markdown]
 # Typos on the wire: a required field missing or of the wrong type is a `DecodeError` (section 7); a misspelled
@@ -138,32 +123,33 @@ print(msgspec.structs.replace(call, name="read_file"))
 # %% [markdown] tags=["core"]
 # ### 3. The message: `str | list[ContentBlock]`
 #
-# A `Message` is a role and a content in either of the two forms the API accepts. The role is `"user"`, `"assistant"`
-# or `"system"`: the system prompt goes in the request's top-level `system=`, but some newer models take a system turn
-# mid-conversation (`system_text`), which the validator allows per model (below; which models do is our reading of
-# Anthropic's docs, not a captured answer). Why not always a list? The original
-# tutorial's answer: what a person types and a compaction summary are plain text, and wrapping them as
-# `[{"type": "text", ...}]` is needless ceremony; assistant turns and tool results must be lists, because they carry
-# `tool_use` and `tool_result` blocks. Keeping both forms matches the protocol, and `blocks_of` hides the difference
-# from code that only wants blocks.
+# A `Message` is a role (`"user"`, `"assistant"`, or `"system"` for some models: optional cell below) and a content
+# in either form the API accepts. Why not always a list? The original: typed text and summaries are plain text, and
+# wrapping them is ceremony. `blocks_of` hides the difference from code that only wants blocks.
 
 # %% tags=["core"]
-from msgmodel import blocks_of, system_text, user_text
-from msgmodel.core.protocol import validate
+from msgmodel import blocks_of, user_text
 
 typed = user_text("How many retries does the client make?")
 print(repr(typed.content), "→", blocks_of(typed))  # on purpose: the field itself, beside its reader
 print(blocks_of(user_text("")), "← an empty string is no blocks at all")
+
+# %% [markdown]
+# A system turn mid-conversation: which models take one is **our reading of Anthropic's docs, not a captured
+# answer**, and the validator applies it per model (the system prompt itself goes in the request's `system=`):
+
+# %%
+from msgmodel import system_text
+
 for model in ("claude-sonnet-4-6", "claude-opus-4-8"):
-    print(f"a system turn after it, {model}:", *validate([typed, system_text("Be brief.")], model=model) or ["ok"])
+    print(f"a system turn after it, {model}:", *validate([typed, system_text("Be brief.")], model=model) or ["ok"],
+          "(our reading)")
 
 # %% [markdown] tags=["core"]
 # ### 4. Constructors: the only way to build
 #
-# The constructors build a realistic exchange: the model greps the config and, in the same turn, reads a file that
-# does not exist. `tool_result_msg` carries a protocol fact so callers need not remember it: tool results travel in
-# a **user** turn. (A block is built by its own class, `TextBlock(...)` and the rest, or by `tool_result_block`; the
-# rule is about *messages*.)
+# An exchange built with the constructors: a grep and a read of a missing file. `tool_result_msg` carries a
+# protocol fact: tool results travel in a **user** turn. (Blocks are built by their classes or `tool_result_block`.)
 
 # %% tags=["core"]
 from msgmodel import assistant_msg, tool_result_block, tool_result_msg
@@ -179,22 +165,18 @@ history = [
 show(history)
 
 # %% [markdown] tags=["core"]
-# With a constructor, chapter 02's `toolUseId` slip fails on the line that makes it (and mypy rejects it before
-# anything runs: chapter 07, section 2a).
-#
-# What keeps "the only way"? The typed classes stop a wrong field or role, not a teammate's hand-built
-# `Message(role="assistant", ...)` holding a `tool_result`: that type-checks. `validate` catches it before sending,
-# and the project's own check, `tests/test_layout.py`, scans the package and these chapters for a `Message(...)` built
-# or `.content` walked outside `message.py` (the legacy exhibit and `# on purpose` lines excepted) and fails on any:
+# With a constructor, the `toolUseId` slip is a `TypeError` on its own line (chapter 02, section 6). What keeps "the
+# only way"? Not the types: a hand-built `Message(role="assistant", ...)` holding a `tool_result` type-checks.
+# `validate` catches it before sending (`as_history=True`: a stored history, which may end on an assistant turn),
+# and `tests/test_layout.py` scans the package and these chapters for a `Message(...)` built or `.content` walked
+# outside `message.py` (`# on purpose` exempts a line). Why a scan, not the type system? Python has no private
+# constructor (an underscore is a convention too), so a test keeps the rule, naming the file and line:
 
 # %% tags=["core"]
 from msgmodel import Message
+from msgmodel.core.protocol import validate
 from msgmodel.course.knowledge import bypasses_in, scan_model_bypasses
 
-try:
-    tool_result_block(toolUseId="toolu_01B", content="no such file", is_error=True)
-except TypeError as e:
-    print("TypeError:", e)
 teammate = Message(role="assistant", content=[tool_result_block("toolu_01A", "3")])  # on purpose: a bypass
 print("validate:", validate([history[0], teammate], as_history=True)[0])
 print("the scan:", *bypasses_in('m = Message(role="assistant", content=[tool_result_block("toolu_01A", "3")])'))
@@ -203,22 +185,18 @@ print("bypasses in msgmodel:", scan_model_bypasses("msgmodel", exclude=["msgmode
 # %% [markdown] tags=["core"]
 # ### 5. Readers: the only way to read
 #
-# Five of the readers, asked of each message above. Row 2 is chapter 01's lesson in one line: a **user** message
-# where a history may not start, because it answers tool calls. `is_clean_user_start` is that rule, written once,
-# and built on another reader: a user message for which `is_tool_result_message` is false (the original stresses
-# this: readers built on readers). `block_to_text`, `message_to_text` and `transcript_of` are chapter 02's fix,
-# written once. The route needs none of the rest (`server_tool_link` pairs the blocks of the API's server-side
-# tools, which no session here uses; `message_html` and `block_html` draw the cards; `result_text` and
-# `is_plain_text` are one-line helpers).
+# Four readers, asked of each message above. `is_clean_user_start`, chapter 01's rule written once, is a user
+# message for which the reader `is_tool_result_message` is false: readers built on readers. `transcript_of` is
+# chapter 02's fix, written once (optional cell below).
 
 # %% tags=["core"]
 from msgmodel import is_clean_user_start, is_tool_result_message, text_of, tool_uses_of
 
-print(f"{'':2} {'role':10} blocks  {'text_of':30} {'tool_uses_of':22} {'result?':8} clean start?")
-for i, m in enumerate(history):
-    names = [u.name for u in tool_uses_of(m)]
-    print(f"{i:2} {m.role:10} {len(blocks_of(m)):6}  {text_of(m)[:26]!r:30} {names!s:22} "
-          f"{is_tool_result_message(m)!s:8} {is_clean_user_start(m)}")
+print(f"{'role':10} {'text_of':16} {'tool_uses_of':22} {'result?':8} clean start?")
+for m in history:
+    names, result, clean = [u.name for u in tool_uses_of(m)], is_tool_result_message(m), is_clean_user_start(m)
+    mark = "  ← a user message a history may not start at" if m.role == "user" and not clean else ""
+    print(f"{m.role:10} {text_of(m)[:14]!r:16} {names!s:22} {result!s:8} {clean}{mark}")
 
 # %% [markdown]
 # `block_to_text` renders text as itself, a call as `[call name(args)]`, a result as
@@ -238,12 +216,9 @@ print(transcript_of(history))
 # %% [markdown] tags=["core"]
 # ### 6. One `type` field removes every assertion
 #
-# The original's central claim: inside `case "text"` the compiler knows `b` is a `TextBlock`, so "one `type` field
-# saves every `as` assertion". In Python: no `cast`, no `isinstance`, because each class's `type` is a different
-# literal. Narrowing catches the mistake it exists for: reading `.name` in the `text` branch (`wrong_branch`), a
-# `KeyError` or a silent `None` with `list[Any]`. And the original's `blockToText` ended in `default: return ""`,
-# which compiles whichever kind you forget; `assert_never(b)` turns the omission into a type error that names the
-# missing class (`forgot_a_kind`). `mypy --strict` on both:
+# The original's claim: "one `type` field saves every `as` assertion". In Python: no `cast`, no `isinstance`, as
+# each class's `type` is a different literal. Narrowing catches `.name` read in the `text` branch (`wrong_branch`),
+# and `assert_never(b)` makes a forgotten kind, which `default: return ""` compiles, a type error. `mypy --strict`:
 
 # %% tags=["core", "demo"]
 from msgmodel.course.teaching import type_check
@@ -273,15 +248,13 @@ type_check({
 })
 
 # %% [markdown] tags=["core"]
-# In `wrong_branch` mypy names `TextBlock`: inside the branch it has narrowed `b` to it, with no cast. In
-# `forgot_a_kind` it names the class the `match` left out, `OpaqueBlock`.
+# mypy has narrowed `b` to `TextBlock` with no cast, and names the class the `match` left out.
 #
 # ### 7. The codec: JSON and the SDK, in and out
 #
-# `to_json`/`from_json` work on bytes, for storage; `to_api`/`from_api` on the plain dicts the official SDK takes as
-# `messages=`. Both round trips are exact, even for what this model does not interpret (an image, `cache_control`,
-# `redacted_thinking`). Bad data raises one exception type, `DecodeError`, whose `.path` points into the input:
-# `$[0].content[0]` is the first block of the first message. The last lines load chapter 02's slip from a file:
+# `to_json`/`from_json` work on bytes; `to_api`/`from_api` on the dicts the SDK takes as `messages=`. Both round
+# trips are exact, even for what the model does not interpret. Bad data raises `DecodeError`, whose `.path` points
+# into the input, here on a saved slip:
 
 # %% tags=["core"]
 from msgmodel import DecodeError, from_api, from_json, to_api, to_json
@@ -293,14 +266,11 @@ raw = (
     b'{"type":"text","text":"What is this?","cache_control":{"type":"ephemeral"}}]},'
     b'{"role":"assistant","content":[{"type":"redacted_thinking","data":"EmwKAhgB"},{"type":"text","text":"A PNG."}]}]'
 )
-session = from_json(raw)
-for m in session:
-    print(f"{m.role:9}", [type(b).__name__ for b in blocks_of(m)])
-print("to_json(from_json(raw)) == raw:", to_json(session) == raw)
+print("image, cache_control, redacted_thinking: to_json(from_json(raw)) == raw:", to_json(from_json(raw)) == raw)
 try:
     from_json(b'[{"role":"user","content":[{"type":"tool_result","toolUseId":"toolu_01B"}]}]', source="session.json")
 except DecodeError as e:
-    print(f"DecodeError: {e}\n  .path = {e.path!r}")
+    print(f"DecodeError: {e}")
 
 # %% [markdown]
 # More bad inputs (`DecodeError` is a `ValueError`; in a path, `$` is the whole document, `[0]` an index, `.content`

@@ -9,39 +9,29 @@
 # %% [markdown] tags=["core"]
 # # 05 · The refactor, and the bugs as regression tests
 #
-# *Chapter 04 built the cure; this chapter rewires compaction, the agent loop and storage onto it, replays both bugs
-# on the new stack, and turns each into a test that would catch it if it came back.*
-#
 # ## What
 #
-# The rewired modules; the one behaviour the refactor changes (where compaction cuts) and where that rule runs out;
-# both bugs replayed on the new stack; each as a regression test that fails on the old code; the invariant behind
-# step 29 as a Hypothesis property; and `repair`, for histories that arrive already broken.
+# Compaction, the agent loop and storage rewired onto chapter 04's model; the one change existing callers see (where
+# compaction cuts) and its limit; both bugs replayed and turned into regression tests; step 29's invariant as a
+# Hypothesis property; and, in optional section 7, `repair`.
 #
 # ## Why
 #
-# **"You already patched both bugs in steps 29 and 30. Why rewrite four modules, and how do you know the bugs stay
-# gone?"**
+# **"You already patched both bugs. Why rewrite four modules, and how do you know the bugs stay gone?"**
 #
-# Each patch added *another private copy* of the missing knowledge (chapter 03 counted them). Deleting the copies
-# removes the cause: "is this a safe place to cut?" and "how does a tool call read in a summary?" each get one answer.
-#
-# "The bugs stay gone" is a separate promise, kept three ways: a **replay** of the failing conversation, a
-# **regression test** per bug that fails on the old code, and a **property** checked over generated histories.
+# Each patch added *another private copy* of the knowledge (chapter 03); deleting the copies removes the cause.
+# "Gone" is a separate promise, kept by a **replay**, a **regression test** per bug and a **property**.
 
 # %% [markdown] tags=["core"]
 # ## How
 #
 # ### 1. The refactor: every layer imports the one model
 #
-# The cell parses each rebuilt module and lists what it takes from `msgmodel.core.message`: compaction asks the
-# step-29 and step-30 questions of `is_clean_user_start` and `transcript_of`; the engine builds with the constructors
-# and talks to the API through the codec; storage uses only the codec; the tools answer every call, failures
-# included, with `tool_result_block`. (Compaction's twenty names: it also calls a summarizer, counts tokens on
-# `to_json` and keeps server-tool pairs whole.) Last, chapter 03's scanner after the refactor: what still spells a
-# block's shape by hand is where raw JSON enters (the codec in `message`, the validator's raw-request checks in
-# `protocol`, the Claude Code reader, the command line); compaction, the engine and storage have none (the one in
-# `tools` is a JSON schema's `"type"`).
+# What each rebuilt module imports from `msgmodel.core.message`, and chapter 03's scanner re-run. A site *by hand*
+# (`not s.typed`) is one a type checker cannot see (`m["content"]`, a `{"type": ...}` literal). Those left are where
+# raw JSON enters. The validator in `protocol` reads raw wire dicts by design (a documented exception: it judges
+# input the model cannot represent); `tests/test_fuzz_codec.py` checks one way of its agreement with the codec, on
+# seeded fuzzed documents: the validator never accepts what the codec refuses.
 
 # %% tags=["core"]
 from collections import Counter
@@ -50,90 +40,79 @@ import msgmodel.core
 import msgmodel.course.legacy
 from msgmodel.course.knowledge import model_imports, scan_block_knowledge
 
-for module, names in model_imports(f"msgmodel.core.{m}" for m in ("compact", "engine", "storage", "tools")).items():
-    print(f"{module:22} ← {', '.join(names)}")
 by_hand = Counter(s.module.rsplit(".", 1)[-1] for s in scan_block_knowledge(msgmodel.core) if not s.typed)
-print(f"sites by hand: {len(scan_block_knowledge(msgmodel.course.legacy))} in the legacy package; in msgmodel.core:",
-      ", ".join(f"{module} {n}" for module, n in sorted(by_hand.items())))
+for module, names in model_imports(f"msgmodel.core.{m}" for m in ("compact", "engine", "storage")).items():
+    print(f"{module}: {len(names)} names from message.py, {by_hand.pop(module[14:], 0)} sites by hand")
+legacy = len(scan_block_knowledge(msgmodel.course.legacy))
+print(f"by hand: {legacy} in the legacy package; left in core, at the raw-JSON edges:", dict(sorted(by_hand.items())))
 
 # %% [markdown] tags=["core"]
-# ### 2. The one behaviour that changes: the cut moves back, and chapter 01's conversation gets a 200
+# ### 2. The one change callers see: the cut moves back, and chapter 01's conversation gets a 200
 #
-# The original says its step 31 "adds no feature"; this series' refactor changes one behaviour. Step 29's local fix
-# moved the cut *forward* to the next clean user start; `msgmodel.core.compact` moves it *back*, to the closest one
-# at or before the cut, because `keep_recent` promises at least that many recent messages.
-# `plan_compaction(history, keep_recent=...)` says where `compact` would cut (`.kept_from`, the index its window
-# starts at); `summarizer_from_client(client)` makes the `summarize` function `compact` calls out of a Messages
-# client. On chapter 01's 13 messages (`slicing_session` is chapter 01's run), then sent compacted to the local API:
+# The original's step 31 "adds no feature"; here existing callers see one change. Step 29's local fix moved the cut
+# *forward* to the next clean user start; `compact` moves it *back*, because `keep_recent` promises at least that
+# many recent messages. Each compactor on chapter 01's 13 messages, then `compact`'s request to the local API
+# (`summarizer_from_client` makes `summarize` from a client):
 
 # %% tags=["core", "demo"]
 from msgmodel import is_clean_user_start, to_api
 from msgmodel.api import demo_registry, local_client
-from msgmodel.core.compact import compact, plan_compaction, summarizer_from_client
+from msgmodel.core.compact import compact, summarizer_from_client
 from msgmodel.core.tools import tools_param
-from msgmodel.course.legacy.harness import slicing_session
+from msgmodel.course.legacy.harness import legacy_compactors, slicing_session
 
-sliced = slicing_session(keep=7)  # chapter 01's run: the history handed to the compactor, and the 400 it earned
-history = sliced.history
-cut = len(history) - 7
-forward = next(i for i in range(cut, len(history)) if is_clean_user_start(history[i]))
-back = plan_compaction(history, keep_recent=7).kept_from
-for name, start in (("slicing (step 29's bug)", cut), ("the step-29 fix, forward", forward), ("compact, back", back)):
-    print(f"{name:25} starts at {start:2}, keeps {len(history) - start:2} of 7 asked; clean start:",
-          is_clean_user_start(history[start]))
+history = slicing_session(keep=7).history  # chapter 01's run: the 13 messages handed to its compactor
+compactors = {"msgmodel.core.compact.compact": compact, **legacy_compactors()}  # step 29's, called like compact
+for name, compact_fn in compactors.items():
+    window = compact_fn(history, keep_recent=7, summarize=lambda t: "S.")[1:]  # what follows the summary
+    opens = "a clean user start" if is_clean_user_start(window[0]) else "a tool result: orphaned"
+    print(f"{name:30} keeps {len(window)} (7 asked); the window opens on {opens}")
 client, tools = local_client(), tools_param(demo_registry())
 compacted = compact(history, keep_recent=7, summarize=summarizer_from_client(client))
 reply = client.messages.create(model="claude-sonnet-4-6", max_tokens=1024, messages=to_api(compacted), tools=tools)
-print(f"compacted, it starts {[m.role for m in compacted[:2]]}: HTTP 200, stop_reason {reply.stop_reason!r}")
+print(f"compact's request, opening {[m.role for m in compacted[:2]]}: HTTP 200, stop_reason {reply.stop_reason!r}")
 
 # %% [markdown] tags=["core"] holdback=["(9 of 7 above)"]
 # ### 3. Where the clean-start rule runs out: one long tool loop
 #
-# Moving back keeps more than asked (9 of 7 above): the price of never splitting a round. Its worst case is one long
-# tool loop: a clean user start exists only where a person typed, and after one prompt an agent may run many rounds
-# with none between them. Here, one prompt and six grep rounds, each turn opening with a thinking block (as with
-# thinking enabled). The step-29 fix, moving forward, finds no clean start and summarizes the *whole* loop
-# (`new_signature` lets a legacy compactor be called like `compact`):
+# Moving back keeps more than asked (9 of 7 above): a round is never split. Its worst case is one long tool loop
+# with no clean user start after the prompt: here six grep rounds, each turn opening with a thinking block. Step
+# 29's fix as this series wrote it (forward is our choice; the original names only the check) summarizes the
+# *whole* loop. A local fix moving back would hit the other wall, shown next, and still be a copy:
 
 # %% tags=["core"]
-from msgmodel import ThinkingBlock, ToolUseBlock, assistant_msg, tool_result_block, tool_result_msg, user_text
-from msgmodel.course.legacy import compact29
-from msgmodel.course.legacy.harness import new_signature
+from msgmodel.course.sessions import long_tool_loop
 
-loop = [user_text("Fix the flaky test.")]
-for i in range(1, 7):
-    turn = [ThinkingBlock(f"Try step {i}.", signature="c2ln"), ToolUseBlock(f"toolu_{i:02d}", "grep", {"pattern": "x"})]
-    loop += [assistant_msg(turn), tool_result_msg([tool_result_block(f"toolu_{i:02d}", f"hit {i}")])]
-forward_fix = new_signature(compact29.compact_fixed)(loop, keep_recent=3, summarize=lambda t: "S.")
-print(f"{len(loop)} messages; clean user starts at: {[i for i, m in enumerate(loop) if is_clean_user_start(m)]}")
-print(f"the step-29 fix keeps {len(forward_fix) - 1} of them: only its summary goes to the model")
+loop = long_tool_loop(rounds=6)
+forward_fix = compactors["legacy local fix (copy #1)"](loop, keep_recent=3, summarize=lambda t: "S.")
+print(f"{len(loop)} messages, {sum(map(is_clean_user_start, loop))} clean user start (the prompt); "
+      f"the step-29 fix keeps {len(forward_fix) - 1} of them: only its summary goes to the model")
 
-# %% [markdown] tags=["core"] holdback=["the only one is message 0,…keeps all 13"]
-# Moving back, no clean user start *serves*: the only one is message 0, where a window summarizes nothing, so the
-# rule alone (`clean_only=True`) keeps all 13. If the loop outgrows the context window, the way out is a cut
-# *inside* it, which the protocol allows where no kept result answers a call before the cut. The library's `compact`
-# makes one when no clean start serves, before an assistant turn that opens like the loop's first turn (here, with
-# thinking), so with thinking enabled the kept loop still opens on its thinking, as the API requires. The budget may
-# be in tokens too: `max_tokens=`, counted by `estimate_tokens` (4 bytes of JSON a token) or your `count_tokens`:
+# %% [markdown] tags=["core"] holdback=["the only clean user start is message 0,…keeps all 13"]
+# Moving back, the only clean user start is message 0, where a window summarizes nothing, so the rule alone
+# (`clean_only=True`) keeps all 13. `compact` then cuts *inside* the loop, where no kept result answers a call
+# before the cut, before an assistant turn that opens like the loop's first (with thinking): after the summary, which
+# answers no call, the kept turn opens a new loop with its own thinking block. A budget in tokens: `max_tokens=`
+# (the window's size, not the API's output `max_tokens`):
 
 # %% tags=["core"]
 from msgmodel import blocks_of
+from msgmodel.core.compact import plan_compaction
 from msgmodel.core.protocol import validate
 
 rule_only = plan_compaction(loop, keep_recent=3, clean_only=True).kept_from
 turn_cut = plan_compaction(loop, keep_recent=3).kept_from
 window = compact(loop, keep_recent=3, summarize=lambda t: "S.")
-print(f"the rule alone keeps from {rule_only} (all {len(loop)}); the library cuts at {turn_cut}, an "
-      f"{loop[turn_cut].role} turn opening with {blocks_of(loop[turn_cut])[0].type!r}, like message 1")
-print(f"{len(window)} messages after compaction; validate, thinking enabled: {validate(window, thinking='enabled')}")
-by_tokens = plan_compaction(loop, max_tokens=150)
-print(f"max_tokens=150: the window starts at {by_tokens.kept_from} and counts {by_tokens.window_tokens} tokens")
+print(f"the rule alone keeps all {len(loop) - rule_only}; the library keeps {len(loop) - turn_cut}, from an "
+      f"{loop[turn_cut].role} turn opening with {blocks_of(loop[turn_cut])[0].type!r}")
+print("after compaction, with thinking enabled:", validate(window, thinking="enabled") or "valid")
+print(f"max_tokens=150: keeps {len(loop) - plan_compaction(loop, max_tokens=150).kept_from} messages")
 
 # %% [markdown] tags=["core"]
 # ### 4. Replay: chapter 02's summary now keeps what was read, run and failed
 #
-# Chapter 02's scripted debugging session, same prompts, turns and tools, on the rebuilt engine (which later fails to
-# read `src/settings.py`). `engine.run_sync(prompt)` runs one prompt to the model's final answer.
+# Chapter 02's scripted debugging session on the rebuilt engine, which fails to read `src/settings.py`
+# (`run_sync(prompt)` runs one prompt to the final answer):
 
 # %% tags=["core"]
 from msgmodel.api.scripted import ScriptedModel
@@ -145,128 +124,104 @@ engine.run_sync(DEBUG_PROMPT)
 print(engine.run_sync(SETTINGS_PROMPT).text)
 
 # %% [markdown] tags=["core"]
-# The failed read is an ordinary `is_error` result, and the next request gets its 200. Now the history is compacted
-# with everything but a last prompt summarized (`keep_recent=1`), three ways: step 30's renderer, its local fix
-# (copy #2), and the new code; chapter 02's probes ask what reached each summary:
+# Compacted to a last prompt three ways (step 30's renderer, its local fix copy #2, the new code); chapter 02's
+# question about the failure, asked of each summary:
 
 # %% tags=["core"]
-from msgmodel import text_of
-from msgmodel.course.legacy import summary30
+from msgmodel import text_of, user_text
+from msgmodel.course.legacy.harness import legacy_summaries
 from msgmodel.course.sessions import probe_table
 
 debugging = [*engine.history, user_text("Now fix config.py.")]
 summarize = summarizer_from_client(local_client())
-wire = to_api(debugging)
-summaries = {  # compact29.compact renders with step 30's summary30.transcript unless told otherwise
-    "step 30": compact29.compact(wire, 1, summarize)[0]["content"],
-    "copy #2": compact29.compact(wire, 1, summarize, render=summary30.transcript_fixed)[0]["content"],
-    "new": text_of(compact(debugging, keep_recent=1, summarize=summarize)[0]),
-}
-print(probe_table(summaries))
+new = compact(debugging, keep_recent=1, summarize=summarize)[0]
+summaries = {**legacy_summaries(debugging, summarize), "new": text_of(new)}
+print(probe_table(summaries, ["which call reported an error"]))
 
 # %% [markdown] tags=["core"]
-# Step 30's summary answers nothing; copy #2 misses the failed read, since it drops `is_error` (chapter 02's drift);
-# only the new summary answers all three. The seven key facts are the first prompt's, and copy #2 keeps them; the
-# failure came with the second prompt.
+# Copy #2 keeps the first prompt's facts but drops `is_error` (chapter 02's drift).
 #
 # ### 5. The two bugs as regression tests
 #
-# Good regression tests **fail on the old code** (run below on the legacy code too, through `new_signature`;
-# `verdict` runs a test on one implementation), **test the boundary, not one lucky point** (every `keep_recent`),
-# and have an **oracle that is not the code under test** (`validate`).
+# Good regression tests **fail on the old code** (`verdict` runs a test on one implementation), **test the
+# boundary, not one lucky point** (every `keep_recent`), and have an **oracle that is not the code under test**
+# (`validate`). The step-30 test spells its facts as `block_to_text` writes them, so it pins the authority's
+# rendering; section 4's probe, which does not depend on the format, says the same of copy #2.
 
 # %% tags=["core"]
 from msgmodel import transcript_of
-from msgmodel.course.legacy.harness import verdict
+from msgmodel.course.legacy.harness import legacy_renderers, verdict
 
 
 def test_step29_compaction_never_orphans_a_tool_result(compact_fn):
     for k in range(len(history) + 1):
         problems = validate(compact_fn(history, keep_recent=k, summarize=lambda transcript: "The earlier part."))
-        assert problems == [], f"keep_recent={k}: {problems[0]}"
+        assert problems == [], f"keep_recent={k}: {problems[0].rule}"
 
 
 def test_step30_summarizer_reads_calls_results_and_failures(render):
     text = render(debugging[:-1])
-    for fact in ["[call read_file(", "src/config.py", "[call run_command(", "exit code 1", "TypeError",
-                 "[call grep(", "[result (failed): read_file: no such file"]:
+    for fact in ["[call read_file(", "src/config.py", "[call run_command(", "exit code 1", "TypeError", "[call grep(",
+                 "[result (failed): read_file: no such file"]:
         assert fact in text, f"the summarizer never reads {fact!r}"
 
 
-compactors = {"msgmodel.core.compact.compact": compact,
-              "legacy slicing (step 29 bug)": new_signature(compact29.compact),
-              "legacy local fix (copy #1)": new_signature(compact29.compact_fixed)}
-renderers = {"transcript_of": transcript_of,
-             "legacy transcript (step 30 bug)": lambda h: summary30.transcript(to_api(h)),
-             "legacy local fix (copy #2)": lambda h: summary30.transcript_fixed(to_api(h))}
-for name, impl in compactors.items():
-    print(f"{name:32} {verdict(test_step29_compaction_never_orphans_a_tool_result, impl)}")
-for name, render in renderers.items():
-    print(f"{name:32} {verdict(test_step30_summarizer_reads_calls_results_and_failures, render)}")
+renderers = {"transcript_of": transcript_of, **legacy_renderers()}
+for test, impls in ((test_step29_compaction_never_orphans_a_tool_result, compactors),
+                    (test_step30_summarizer_reads_calls_results_and_failures, renderers)):
+    for name, impl in impls.items():
+        print(f"{name:32} {verdict(test, impl)}")
 
 # %% [markdown] tags=["core"]
-# Each test fails on the code that had the bug; copy #1, a correct patch of duplicated knowledge, passes. The right
-# *predicate* fixes bug 1, *one* renderer that knows every kind fixes bug 2, and consolidation keeps them fixed.
+# Copy #1, a correct patch of duplicated knowledge, passes; consolidation keeps both fixes in one place.
 #
 # ### 6. The invariant, checked by Hypothesis
 #
-# > for every history the API accepts, and every `keep_recent`, `compact` returns a history the API accepts.
+# > for each of 100 histories `agent_histories()` draws, valid by `validate`'s defaults, and every `keep_recent` from
+# > 0 to its length + 1, `compact` returns a history `validate` accepts.
 #
-# ("Accepts" is `validate` with its defaults here; `tests/test_compact_properties.py` also checks it with thinking
-# enabled.)
-#
-# Hypothesis generates the histories: `agent_histories()` (`msgmodel.course.properties`) builds episodes of a prompt,
-# zero to three tool rounds (parallel calls, signed thinking, failed results) and maybe an answer; `derandomize=True`
-# keeps the output stable. Like section 5's tests, the property takes the compactor, so it runs on legacy slicing
-# too. There it fails, and Hypothesis replays the failure with smaller choices (*shrinking*) and reports the smallest
-# failing history it found:
+# The generator draws one to four episodes: a prompt, zero to three tool rounds (parallel calls, signed thinking,
+# failed results), maybe an answer. The cell also counts cuts made inside a tool loop (section 3). On legacy slicing
+# the property fails, and Hypothesis *shrinks* the failure to the smallest failing history it finds:
 
 # %% tags=["core"]
-from hypothesis import given, settings
+from msgmodel.course.properties import check_on_histories
 
-from msgmodel.course.properties import agent_histories
-
-tried = []  # (messages, keep_recent) of every compaction checked
+tried = []  # the kind of cut of every compaction checked: "clean", "turn" (section 3's fallback) or "none"
 
 
-def test_compaction_keeps_every_valid_history_valid(compact_fn):
-    @settings(max_examples=100, derandomize=True, database=None, deadline=None)
-    @given(agent_histories())
-    def prop(h):
-        assert validate(h) == []  # the generator only makes valid histories
-        for k in range(len(h) + 2):
-            tried.append((len(h), k))
-            problems = validate(compact_fn(h, keep_recent=k, summarize=lambda t: "The earlier part."))
-            assert problems == [], f"keep_recent={k} of {len(h)} messages {[m.role for m in h]}: {problems[0].rule}"
-
-    prop()
+def compaction_keeps_a_valid_history_valid(compact_fn, h):
+    assert validate(h) == []  # the generator only makes valid histories
+    for k in range(len(h) + 2):
+        tried.append(plan_compaction(h, keep_recent=k).cut)
+        problems = validate(compact_fn(h, keep_recent=k, summarize=lambda t: "The earlier part."))
+        assert problems == [], f"keep_recent={k} of {len(h)} messages {[m.role for m in h]}: {problems[0].rule}"
 
 
-for name in ("msgmodel.core.compact.compact", "legacy slicing (step 29 bug)"):
+for name in ("legacy slicing (step 29 bug)", "msgmodel.core.compact.compact"):
     tried.clear()
-    result = verdict(test_compaction_keeps_every_valid_history_valid, compactors[name])
-    print(f"{name}: {len(tried)} compactions, histories of {min(tried)[0]} to {max(tried)[0]} messages\n  {result}")
+    print(f"{name}: {check_on_histories(compaction_keeps_a_valid_history_valid, compactors[name])}")
+print(f"compact: {len(tried)} compactions checked, {tried.count('turn')} of them cut inside a tool loop (section 3)")
 
-# %% [markdown] tags=["core"]
-# ### 7. `repair`, and when to reject instead
+# %% [markdown]
+# ### 7. `repair`, and when to reject instead (optional)
 #
-# Histories also arrive broken: a session saved by old code, a crash between a call and its result. The default is to
-# **reject**: `validate` names the defect, so the bug that broke the history is fixed where it lives. `repair` is the
-# explicit alternative, for a history you must resume anyway: it returns the history made acceptable and one
-# `RepairNote` per change, to log; nothing calls it on its own. Here the agent crashed between a call and its result:
+# Histories also arrive broken. The default is to **reject**: `validate` names the defect, so the bug is fixed where
+# it lives. `repair` is the explicit alternative, for a history you must resume anyway: it returns the history made
+# acceptable and one `RepairNote` per change, to log. Here the agent crashed between a call and its result:
 
-# %% tags=["core"]
+# %%
+from msgmodel import ToolUseBlock, assistant_msg
 from msgmodel.core.compact import repair
 
 crashed = [user_text("Read src/app.py"), assistant_msg([ToolUseBlock("toolu_09", "read_file", {"path": "src/app.py"})]),
            user_text("Hello? Are you still there?")]
 print("validate:", validate(crashed)[0].rule)
 repaired, notes = repair(crashed)
-for note in notes:
-    print(f"repair: {note.kind}: {note.text}")
+print("repair:", *(f"{note.kind} at message {note.index}" for note in notes))
 print("valid after repair:", validate(repaired) == [], "| repairing again changes nothing:", repair(repaired)[1] == [])
 
-# %% [markdown] tags=["core"]
+# %% [markdown]
 # The dangling call got an `is_error` result before the user's new message, so the model learns the call did not
 # complete. Repair drops or invents data, so never repair where a bug upstream should fail loudly instead.
 
@@ -277,7 +232,7 @@ print("valid after repair:", validate(repaired) == [], "| repairing again change
 # numbered badge (a live widget in JupyterLab, with a filter; the same cards on a static page).
 
 # %%
-from msgmodel import TextBlock
+from msgmodel import TextBlock, tool_result_block, tool_result_msg
 from msgmodel.course.widgets import ConversationView
 
 broken = [
@@ -398,7 +353,8 @@ for scan, total in [(before, "all of msgmodel.course.legacy"), (after, "msgmodel
 # evidence. When the live API changes a rule, you re-capture and the validator's tests fail first:
 
 # %%
-first = validate(sliced.refusal.request)[0]  # the request the local API refused in chapter 01 (section 2)
+sliced = slicing_session(keep=7)  # chapter 01's run, once more: the request the local API refused
+first = validate(sliced.refusal.request)[0]
 print("validate's first violation == the 400's text:", str(first) == sliced.refusal.error.api_message)
 print(f"{first.rule}: {first.hint}")
 

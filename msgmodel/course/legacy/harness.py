@@ -17,6 +17,9 @@ The chapters run the legacy engine many times, always the same way; this module 
   ``msgmodel.core.compact.compact`` (typed messages, ``keep_recent=``, ``summarize=``), so one test
   can run against the old code and the new; ``verdict(test, impl)`` runs such a test on one
   implementation and says ``passes`` or ``FAILS:`` with the assertion's message;
+  ``legacy_compactors()`` and ``legacy_renderers()`` are step 29's and step 30's code (bug and local
+  fix), named and called like the new code, for chapter 05's regression tests, and
+  ``legacy_summaries(history, summarize)`` the summaries step 30's code writes of a history;
 * ``trace_paths(sites)``: five ways through the legacy engine (a plain question, a tool round, a tool
   that fails, a compacted session, and one compacted by the local fixes of steps 29–30), each run
   under a line tracer (``sys.settrace``) that records which knowledge sites execute; ``reach_table``
@@ -32,14 +35,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 
 from msgmodel.api import local_client
 from msgmodel.api.demo_tools import demo_registry
 from msgmodel.api.scripted import Model
-from msgmodel.core.message import Message, from_api, to_api
+from msgmodel.core.message import Message, from_api, text_of, to_api
 from msgmodel.core.tools import Tool, tools_param
 from msgmodel.course.knowledge import KnowledgeSite
 from msgmodel.course.legacy import compact29, summary30
@@ -51,7 +54,10 @@ __all__ = [
     "Refusal",
     "SlicedSession",
     "first_400",
+    "legacy_compactors",
     "legacy_engine",
+    "legacy_renderers",
+    "legacy_summaries",
     "new_signature",
     "reach_table",
     "slicing_session",
@@ -130,6 +136,36 @@ def new_signature(compactor: Callable[..., Wire]) -> Callable[..., list[Message]
 
     compact.__name__ = compactor.__name__
     return compact
+
+
+def _wire(history: list[Message]) -> Wire:
+    """``history`` as the legacy code holds it: plain dicts."""
+    return cast(Wire, to_api(history))
+
+
+def legacy_compactors() -> dict[str, Callable[..., list[Message]]]:
+    """Step 29's slicing compactor and its local fix (copy #1), by name, called like ``compact``."""
+    return {
+        "legacy slicing (step 29 bug)": new_signature(compact29.compact),
+        "legacy local fix (copy #1)": new_signature(compact29.compact_fixed),
+    }
+
+
+def legacy_renderers() -> dict[str, Callable[[list[Message]], str]]:
+    """Step 30's transcript and its local fix (copy #2), by name, called like ``transcript_of``."""
+    return {
+        "legacy transcript (step 30 bug)": lambda h: summary30.transcript(_wire(h)),
+        "legacy local fix (copy #2)": lambda h: summary30.transcript_fixed(_wire(h)),
+    }
+
+
+def legacy_summaries(history: list[Message], summarize: Callable[[str], str]) -> dict[str, str]:
+    """The summary step 29's compactor writes of all but the last message, with step 30's renderer and copy #2."""
+    wire = _wire(history)
+    out: dict[str, str] = {}
+    for name, render in (("step 30", summary30.transcript), ("copy #2", summary30.transcript_fixed)):
+        out[name] = text_of(from_api(compact29.compact(wire, 1, summarize, render=render))[0])
+    return out
 
 
 def verdict(test: Callable[[Any], object], impl: Any) -> str:
