@@ -220,7 +220,7 @@ REVIEWED: dict[tuple[str, str], str] = {
     ("01", "For message 7 the two rules disagree:"): "announces the next cell",
     ("01", "A team whose tests use `keep=6`"): "the moral, no output stated",
     ("01", "As in chapter 00, `validate` run"): "announces the next cell",
-    ("02", "Two questions the agent's next turn"): "names the seven facts the next cell probes",
+    ("02", "Two questions the next turn depends on"): "names the seven facts the next cell probes",
     ("03", "The smallest piece holds the sharpest example"): "a count from the table two cells up",
     ("05", "Each compactor on chapter 01's 13 messages"): "chapter 01's history, not the 13 sites the scan cell prints",
     ("05", "Copy #2 keeps the first prompt's facts"): "copy #2 is a name (chapter 03's numbering), not a result",
