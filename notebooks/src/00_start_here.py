@@ -64,8 +64,8 @@
 # * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab's property
 #   inspector shows tags) explain both bugs, their common cause and the model that removes it. The
 #   route's minutes are the careful model's (under the table), which prices outputs at 250 words a minute, as if
-#   skimmed; a fresh reader who checked every output estimated about two hours (two and a half with chapter 06's drill
-#   written out):
+#   skimmed; a reader who checks every output against its sentence takes longer (the README gives what fresh readers
+#   measured):
 
 # %% tags=["core"]
 from msgmodel.course.teaching import core_route
