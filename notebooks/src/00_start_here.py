@@ -51,7 +51,7 @@
 # | [00](00_start_here.ipynb) | Start here | the protocol, live; how to use the series |
 # | [01](01_orphan_tool_result.ipynb) | The orphan tool_result (step 29) | a compaction that earns a 400 |
 # | [02](02_lost_tool_context.ipynb) | Lost tool context (step 30) | a summary that forgot what was read |
-# | [03](03_root_cause.ipynb) | The root cause: one piece of knowledge, copied N times | the copies, counted |
+# | [03](03_root_cause.ipynb) | The root cause: no owner for a message's shape | the copies, counted |
 # | [04](04_unified_model.ipynb) | One authoritative model | a tagged union; mypy narrowing |
 # | [05](05_refactor_and_regressions.ipynb) | The refactor, and the bugs as regression tests | 200s; property tests |
 # | [06](06_interview_followups.ipynb) | Interview follow-ups | the questions, with answers that run |
@@ -64,8 +64,8 @@
 # * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab's property
 #   inspector shows tags) explain both bugs, their common cause and the model that removes it. The
 #   route's minutes are the careful model's (under the table), which prices outputs at 250 words a minute, as if
-#   skimmed; a reader who checks every output against its sentence takes longer (the README gives what fresh readers
-#   measured):
+#   skimmed; a reader who checks every output against its sentence takes longer (optional: the README gives what fresh
+#   readers measured):
 
 # %% tags=["core"]
 from msgmodel.course.teaching import core_route
@@ -75,7 +75,8 @@ core_route()
 # %% [markdown] tags=["core"]
 # Every chapter has the same sections: What · Why · How · Follow-up questions · Pitfalls and trade-offs · vs. the
 # real source · One-line summary · Exercises. The core route reads What, Why, How and, from chapter 04 on, the
-# summary; it never needs the others (a core cell that mentions one says it is optional).
+# summary; chapter 06, the interview chapter, reads its follow-up questions too. It never needs the other sections (a
+# core cell that mentions one says it is optional).
 
 # %% [markdown]
 # * **Interview preparation.** Each chapter's *Why* opens with the interviewer's question in bold; chapter 06 has a
@@ -184,14 +185,15 @@ for i, wire in enumerate(to_api(history)):
 # |---|---|---|
 # | 1 | A `tool_result` travels in a **user** message. | a result inside an assistant message |
 # | 2 | A `tool_result` names a `tool_use` of the **message right before it**. | a window opening on a result (01) |
-# | 3 | Every `tool_use` is answered at the **start of the next** message. | an interjection; a lost result |
+# | 3 | A turn's `tool_use`s come **last**, answered at the **start of the next** message. | text after; no result |
 # | 4 | A request that holds tool blocks must define `tools=`. | a summarizer called without tools (02) |
 # | 5 | On Claude 4.6 and later, a request ends with a **user** message. | replaying a stored history as is |
 #
-# Rules 2 and 3 are the **pairing rules**; their three errors are `orphan_tool_result` (2), `dangling_tool_use` and
-# `tool_use_not_last` (3). Rules 1, 2, 3 and 5 rest on captured live answers (chapter 01), rule 4 on users' reports.
-# Rule 3 means the results come first in that next message, before any text. Rule 5 is recent: from Claude 4.6 on,
-# models refuse *prefill*, a request ending with an assistant message for the model to continue.
+# Rules 2 and 3 are the **pairing rules**; their three errors are `orphan_tool_result` (2), `tool_use_not_last` (3: a
+# block other than a call follows a call in its turn) and `dangling_tool_use` (3: the next message does not open with
+# every call's result). Rules 1, 2, 3 and 5 rest on captured live answers (chapter 01), rule 4 on users' reports.
+# Rule 5 is recent: from Claude 4.6 on, models refuse *prefill*, a request ending with an assistant message for the
+# model to continue.
 #
 # Break each pairing rule once (a naive compaction that keeps the last three messages breaks rule 2). `validate`
 # (`msgmodel.core.protocol`), the local API's own judge, names the broken rule without a round trip: it returns the

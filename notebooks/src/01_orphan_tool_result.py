@@ -83,7 +83,9 @@ outline(from_api(engine.messages))
 # Above 12 messages, the engine compacts before it calls the model: all but the last `keep` messages go to the
 # summarizer, whose summary comes back as one user message in front (`compact29.compact`: `history[-keep:]`). Eight
 # tool prompts twice over, with the default `keep=6`, then `keep=7`. `RecordingCompactor` keeps every history the
-# compactor was handed; `first_400` submits the prompts until the API refuses one:
+# compactor was handed (`.handed`); `first_400` submits the prompts until the API refuses one and returns that
+# refusal (printed below; `.request` is the refused request). After the loop, `compactor` and `refusal` hold the
+# `keep=7` run:
 
 # %% tags=["core", "demo"]
 from msgmodel.course.legacy import compact29
@@ -233,10 +235,11 @@ print(inspect.getsource(compact29.compact_fixed))
 fixed = RecordingCompactor(compact29.compact_fixed)
 refused = first_400(legacy_engine(keep=7, compact=fixed), PROMPTS * 2)
 print("keep=7 with compact_fixed:", refused or f"all {len(PROMPTS) * 2} prompts answered")
-first = from_api(fixed.handed[0])
-moved = next(i for i in range(start, len(first)) if is_clean_user_start(first[i]))
+first = from_api(fixed.handed[0])  # this run's first compaction
+cut = len(first) - 7  # where history[-7:] would start
+moved = next(i for i in range(cut, len(first)) if is_clean_user_start(first[i]))
 kept = f"compact_fixed starts here instead, on the next prompt: {len(first) - moved} messages kept, not 7"
-outline(first[: moved + 1], {start: "history[-7:] would start here, on a tool answer", moved: kept}, since=6)
+outline(first[: moved + 1], {cut: "history[-7:] would start here, on a tool answer", moved: kept}, since=6)
 
 # %% [markdown] tags=["core"]
 # ### 7. Why this fix is "copy #1"

@@ -66,8 +66,8 @@ from msgmodel.course.legacy import summary30
 step30_text = summary30.transcript(history)
 authority_text = transcript_of(from_api(history))
 calls, results = (sum(len(of(m)) for m in from_api(history)) for of in (tool_uses_of, tool_results_of))
-print(f"{calls} calls, {results} results; '(tool call)' written by step 30: {step30_text.count('(tool call)')},",
-      f"by the authority: {authority_text.count('(tool call)')}. The first call in each:")
+print(f"'(tool call)' written by step 30: {step30_text.count('(tool call)')}, one per tool block ({calls} calls and",
+      f"{results} results alike); by the authority: {authority_text.count('(tool call)')}. The first call in each:")
 print("  step 30:   ", step30_text.splitlines()[1])
 print("  authority: ", next(line for line in authority_text.splitlines() if line.startswith("[call")))
 
@@ -160,10 +160,12 @@ print(probe_table(summaries, ["which file was read", "which command failed, and 
 # %% [markdown] tags=["core"]
 # ### 5. A local fix: copy #2
 #
-# Fix the summary inside compaction, with a private `_block_to_text`: calls as `[call name(args)]`, results as
-# `[result: ...]`, like the authority. Then `TRICKY`, three messages built with chapter 04's constructors, holding
-# what the bug report's session lacked: a screenshot, thinking, a long `grep` pattern, a failed read, and a result
-# given as a list of blocks (the API allows both forms of `content`). Where does each block render differently?
+# Step 30's fix, `summary30.transcript_fixed`, renders each block with a private `_block_to_text`: calls as
+# `[call name(args)]`, results as `[result: ...]`, like the authority's `block_to_text`. Then `TRICKY`, three messages
+# built with chapter 04's constructors, seven blocks the bug report's session lacked: a text and a screenshot; thinking,
+# a read and a `grep` with a long pattern; the read's failure and a result given as a list of blocks (the API allows
+# both forms of `content`). Block by block (`blocks_of(m)`: a message's blocks; `block_to_api(b)`: the wire dict the
+# copy reads), where does the copy render differently?
 
 # %% tags=["core"]
 from msgmodel import block_to_api, block_to_text, blocks_of

@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown] tags=["core"]
-# # 03 · The root cause: one piece of knowledge, copied N times
+# # 03 · The root cause: no owner for a message's shape
 #
 # *[Chapter 01](01_orphan_tool_result.ipynb) found the orphan `tool_result` (step 29), [chapter
 # 02](02_lost_tool_context.ipynb) the `(tool call)` summary (step 30). Each was fixed where it showed up. This chapter
@@ -17,8 +17,8 @@
 # ## What
 #
 # An `ast` scanner counts every place in the legacy package that knows, by hand, what a content block looks like.
-# We give three answers to one question the same input, trace which copies run on which path of the agent, and run
-# mypy to see what `list[dict[str, Any]]` hides.
+# We give one input to three functions that answer the same question, trace which copies run on which path of the
+# agent, and run mypy to see what `list[dict[str, Any]]` hides.
 
 # %% [markdown] tags=["core"]
 # ## Why
@@ -26,12 +26,13 @@
 # **"You fixed the orphan `tool_result` and the `(tool call)` summary where each one showed up. Why do you say the
 # two bugs have one root cause?"**
 #
-# On the surface they have nothing in common: a loud 400 after compaction, a silent summary. But both are *wrong
-# answers to a question about the shape of a message*: "may a history start here?" needs to know that tool results
-# travel inside user messages, "what did this turn do?" how to render each kind of block. Nobody owned those answers:
-# step 29's slicing never asked the first (its patch became a copy), step 30's summarizer answered the second wrongly
-# (a copy), and each local fix added one more copy. `Any` switches the type checker off, so every copy compiles and
-# the simple path works: the cost waits on the complex paths.
+# On the surface they have nothing in common: a loud 400 after compaction, a silent summary. Both touch a *question
+# about the shape of a message*: "may a history start here?" needs to know that tool results travel inside user
+# messages, "what did this turn do?" how to render each kind of block. The common cause: **no module owned the
+# knowledge of a message's shape.** One module lacked it: step 29's slicing asked nobody where a tool answer lives
+# (copy #1 is its patch). Another answered wrongly: step 30's summarizer had its own copy, which renders every tool
+# block as `(tool call)`. Copies are what a missing owner produces, and each local fix added one more. `Any` switches
+# the type checker off, so every copy compiles and the simple path works: the cost waits on the complex paths.
 
 # %% [markdown] tags=["core"]
 # ## How
@@ -50,9 +51,9 @@
 # | `api.ts`: reads text itself | `api.extract_text`, copy #3 | What is a message's text? |
 # | `storage.ts`: `any[]` | `storage`: `json.dump` of the list | none: nothing looks at a block |
 #
-# **How many copies?** The original says "N"; its list has five (`storage.ts` holds untyped data, not a copy). We
-# number #1–#3 the three that are neither step 30's bug nor the slip. The scanner below counts finer: each line that
-# spells a shape by hand (a *site*), and the functions holding them.
+# **How many copies?** The original says "N" and lists **five** (`storage.ts` holds untyped data, no copy): copies
+# #1–#3, step 30's wrong one and the slip. Our exhibit, counted finer by the scanner below: **34 sites** (a line that
+# spells a shape by hand) in **11 functions**.
 #
 # ### 2. Measure the copying
 #
@@ -70,7 +71,7 @@ kind_spellings = [s for s in sites if s.kind in ("kind-test", "block-literal")]
 tabulate(kind_spellings, rows="function", columns="detail")
 
 # %% [markdown] tags=["core"]
-# The title's claim in one table: `"tool_result"` is spelled by hand in three functions of three modules, `"text"` in
+# The copies in one table: `"tool_result"` is spelled by hand in three functions of three modules, `"text"` in
 # three functions of two, `"tool_use"` in two, each comparing the raw string itself (field names and message
 # literals make up the other sites, in the optional cells below). `storage` holds no site: it saves with `json.dump`
 # and loads with `json.load`, so nothing looks at a block on the way out or in:
@@ -117,8 +118,8 @@ for s in sites:
 # ### 3. The same knowledge, written three ways
 #
 # "What is the text of a message?" is answered three times: by the api layer's `extract_text` (copy #3), the
-# compactor's own `_message_text` (the step-30 bug) and the step-30 fix's `_block_to_text` (copy #2). The optional
-# cell below prints their source side by side:
+# compactor's own `_message_text` (the step-30 bug) and the step-30 fix's `_block_to_text` (copy #2). (An optional
+# cell below prints their source side by side.)
 
 # %%
 from msgmodel.course.legacy import api, summary30
