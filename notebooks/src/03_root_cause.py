@@ -325,9 +325,10 @@ print(sorted(n for n in vars(anthropic.types.Message) if not n.startswith("_")))
 # %% [markdown]
 # ## One-line summary
 #
-# **Both bugs were wrong answers to questions about a block's shape, answered privately in several modules of
-# `list[dict[str, Any]]` code the type checker cannot see into; the cost waits on the complex paths, and the cure is
-# one authority (types, constructors and readers), not a better copy.**
+# **Both bugs come from one missing owner: no module owned the knowledge of a message's shape, so step 29's slicing
+# asked nobody and step 30's summarizer answered with its own wrong copy, in `list[dict[str, Any]]` code the type
+# checker cannot see into; the cost waits on the complex paths, and the cure is one authority (types, constructors
+# and readers), not a better copy.**
 
 # %% [markdown]
 # ## Exercises
