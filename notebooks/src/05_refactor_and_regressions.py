@@ -100,9 +100,9 @@ print(f"{len(loop)} messages, {sum(map(is_clean_user_start, loop))} clean user s
 # Moving back hits the other wall: the only clean user start is message 0, where a window summarizes nothing, so the
 # rule alone (`clean_only=True`) keeps all 13 (and a local fix would still be a copy). `compact` then cuts *inside*
 # the loop, before an assistant turn, so no kept result answers a call made before the cut. After the summary that
-# turn opens the pending tool loop, so it must start with its thinking block: with thinking enabled, a rule beyond
-# chapter 00's five (`validate`'s `thinking_required`, from a live-API capture). A budget in tokens: `max_tokens=`
-# (the window's size, not the API's output `max_tokens`):
+# turn opens the pending tool loop, and with thinking enabled such a turn must start with its thinking block (a rule
+# beyond chapter 00's five: `validate`'s `thinking_required`, from a live-API capture). A budget in tokens:
+# `max_tokens=` (the window's size, not the API's output `max_tokens`):
 
 # %% tags=["core"]
 from msgmodel import blocks_of
