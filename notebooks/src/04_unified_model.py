@@ -13,10 +13,12 @@
 #
 # ## What
 #
-# `message.py` is the only module that knows what a chat message looks like: the **blocks**, a tagged union of
-# `text`, `thinking`, `tool_use`, `tool_result` and `OpaqueBlock` for every other kind (five classes; the original
-# has no catch-all); the **constructors**, the only way to build a message; the **readers**, the only way to read
-# one; the **codec**, JSON and SDK dicts in and out:
+# `message.py` is the only module that builds and reads typed messages (others spell wire keys by hand only where
+# raw JSON enters: chapter 05, section 1): the **blocks**, a tagged union of `text`, `thinking`,
+# `tool_use`, `tool_result` and `OpaqueBlock` for every other kind (five classes; the original has no catch-all);
+# the **constructors**, the only way to build a message; the **readers**, the only way to read one (section 5 asks
+# four; the rest render text or HTML, and `server_tool_link` pairs a server-side tool's call with its result); the
+# **codec**, JSON and SDK dicts in and out:
 
 # %% tags=["core"]
 from msgmodel.core.message import CONSTRUCTORS, READERS
@@ -34,10 +36,11 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 #
 # 1. **One place** to get right and to change.
 # 2. **The checker can see it**: narrowing, and a `match` ending in `assert_never` that forgets a kind fails the
-#    check (section 6). That ending is a discipline: `tests/test_layout.py` checks that a new kind is flagged in
-#    exactly the matches that have it; nothing in `tests/` looks for a dispatch without it, so a
-#    `case _: return ""` is caught only by review.
-# 3. **The edges are guarded**: a misspelled field fails where it is written.
+#    check (section 6).
+# 3. **The edges are guarded**: a misspelled keyword argument fails where it is written (a `TypeError`, section 4),
+#    and a decoded document missing a required field is a `DecodeError` (section 7). A misspelled *optional* field
+#    decodes into `extra`, a misspelled kind into an `OpaqueBlock` (section 2); `validate` names both before
+#    sending (optional cell there).
 
 # %% [markdown] tags=["core"]
 # ## How
@@ -165,18 +168,22 @@ history = [
 show(history)
 
 # %% [markdown] tags=["core"]
-# With a constructor, the `toolUseId` slip is a `TypeError` on its own line (chapter 02, section 6). What keeps "the
-# only way"? Not the types: a hand-built `Message(role="assistant", ...)` holding a `tool_result` type-checks.
-# `validate` catches it before sending (`as_history=True`: a stored history, which may end on an assistant turn),
-# and `tests/test_layout.py` scans the package and these chapters for a `Message(...)` built or `.content` walked
-# outside `message.py` (`# on purpose` exempts a line). Why a scan, not the type system? Python has no private
-# constructor (an underscore is a convention too), so a test keeps the rule, naming the file and line:
+# With a constructor, the `toolUseId` slip is a `TypeError` on the line that makes it (first output below). What
+# keeps "the only way"? Not the types: a hand-built `Message(role="assistant", ...)` holding a `tool_result`
+# type-checks. `validate` catches it before sending (`as_history=True`: a stored history, which may end on an
+# assistant turn), and `tests/test_layout.py` scans the package and these chapters for a `Message(...)` built or
+# `.content` walked outside `message.py` (`# on purpose` exempts a line). Why a scan, not the type system? Python
+# has no private constructor (an underscore is a convention too), so a test keeps the rule, naming the file and line:
 
 # %% tags=["core"]
 from msgmodel import Message
 from msgmodel.core.protocol import validate
 from msgmodel.course.knowledge import bypasses_in, scan_model_bypasses
 
+try:
+    tool_result_block(toolUseId="toolu_01A", content="3")  # chapter 02's slip, through a constructor
+except TypeError as e:
+    print("TypeError:", e)
 teammate = Message(role="assistant", content=[tool_result_block("toolu_01A", "3")])  # on purpose: a bypass
 print("validate:", validate([history[0], teammate], as_history=True)[0])
 print("the scan:", *bypasses_in('m = Message(role="assistant", content=[tool_result_block("toolu_01A", "3")])'))
@@ -216,9 +223,10 @@ print(transcript_of(history))
 # %% [markdown] tags=["core"]
 # ### 6. One `type` field removes every assertion
 #
-# The original's claim: "one `type` field saves every `as` assertion". In Python: no `cast`, no `isinstance`, as
-# each class's `type` is a different literal. Narrowing catches `.name` read in the `text` branch (`wrong_branch`),
-# and `assert_never(b)` makes a forgotten kind, which `default: return ""` compiles, a type error. `mypy --strict`:
+# The original's claim: "one `type` field saves every `as` assertion". In Python, no `cast`: each class's `type` is a
+# different literal, so `if b.type == "text":` narrows `b` to `TextBlock`, and mypy catches `.name` read there
+# (`wrong_branch`). A `match` on classes (`case TextBlock():`) narrows by class, as `isinstance` does, and
+# `assert_never(b)` makes a forgotten kind, which `default: return ""` compiles, a type error. `mypy --strict`:
 
 # %% tags=["core", "demo"]
 from msgmodel.course.teaching import type_check
@@ -318,6 +326,10 @@ for attempt in (lambda: TextBlock(text="hi", type="tool_use"), lambda: OpaqueBlo
 # what a new block kind costs).
 #
 # ## Pitfalls and trade-offs
+#
+# **`assert_never` is a discipline.** `tests/test_layout.py` checks that a new kind is flagged in exactly the
+# matches that have it; nothing in `tests/` looks for a dispatch without it, so a `case _: return ""` is caught only
+# by review.
 #
 # **Frozen is shallow.** `frozen=True` stops `block.name = ...`, but the `dict` in `input` and the list `blocks_of`
 # returns (the message's own, for speed) are ordinary mutable objects. Treat them as read-only.

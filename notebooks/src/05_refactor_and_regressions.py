@@ -28,10 +28,17 @@
 # ### 1. The refactor: every layer imports the one model
 #
 # What each rebuilt module imports from `msgmodel.core.message`, and chapter 03's scanner re-run. A site *by hand*
-# (`not s.typed`) is one a type checker cannot see (`m["content"]`, a `{"type": ...}` literal). Those left are where
-# raw JSON enters. The validator in `protocol` reads raw wire dicts by design (a documented exception: it judges
-# input the model cannot represent); `tests/test_fuzz_codec.py` checks one way of its agreement with the codec, on
-# seeded fuzzed documents: the validator never accepts what the codec refuses.
+# (`not s.typed`) is one a type checker cannot see (`m["content"]`, a `{"type": ...}` literal). The legacy
+# package's 34 sit in code that handles messages; the rebuilt modules have none. Those left in core are in code the
+# legacy package lacks, where raw JSON enters:
+#
+# * `message`: the codec itself, wire dicts to blocks and back;
+# * `protocol`: the validator, reading raw dicts by design to judge input the model cannot represent (a misspelled
+#   field); a fuzz test (`tests/test_fuzz_codec.py`) checks it never accepts what the codec refuses;
+# * `claude_code`: the importer of Claude Code's session files, another format, whose lines carry their own `"type"`,
+#   `message.id` and `tool_use_id` links (their blocks then go through the codec);
+# * `cli`: `msgmodel check`, telling a file's format by content (a JSON object with `"role"` or `"content"`);
+# * `tools`: no message at all: a tool's JSON Schema `"type"`, which the scanner counts too.
 
 # %% tags=["core"]
 from collections import Counter
@@ -42,7 +49,8 @@ from msgmodel.course.knowledge import model_imports, scan_block_knowledge
 
 by_hand = Counter(s.module.rsplit(".", 1)[-1] for s in scan_block_knowledge(msgmodel.core) if not s.typed)
 for module, names in model_imports(f"msgmodel.core.{m}" for m in ("compact", "engine", "storage")).items():
-    print(f"{module}: {len(names)} names from message.py, {by_hand.pop(module[14:], 0)} sites by hand")
+    short = module.removeprefix("msgmodel.core.")  # by_hand counts by short name
+    print(f"{module}: {len(names)} names from message.py, {by_hand.pop(short, 0)} sites by hand")
 legacy = len(scan_block_knowledge(msgmodel.course.legacy))
 print(f"by hand: {legacy} in the legacy package; left in core, at the raw-JSON edges:", dict(sorted(by_hand.items())))
 
@@ -50,9 +58,9 @@ print(f"by hand: {legacy} in the legacy package; left in core, at the raw-JSON e
 # ### 2. The one change callers see: the cut moves back, and chapter 01's conversation gets a 200
 #
 # The original's step 31 "adds no feature"; here existing callers see one change. Step 29's local fix moved the cut
-# *forward* to the next clean user start; `compact` moves it *back*, because `keep_recent` promises at least that
-# many recent messages. Each compactor on chapter 01's 13 messages, then `compact`'s request to the local API
-# (`summarizer_from_client` makes `summarize` from a client):
+# *forward* to the next clean user start; `compact` moves it *back*, because `keep_recent` (chapter 01's `keep`)
+# promises at least that many recent messages. Each compactor on chapter 01's 13 messages, then `compact`'s request
+# to the local API (`summarizer_from_client` makes `summarize` from a client):
 
 # %% tags=["core", "demo"]
 from msgmodel import is_clean_user_start, to_api
@@ -77,8 +85,8 @@ print(f"compact's request, opening {[m.role for m in compacted[:2]]}: HTTP 200, 
 #
 # Moving back keeps more than asked (9 of 7 above): a round is never split. Its worst case is one long tool loop
 # with no clean user start after the prompt: here six grep rounds, each turn opening with a thinking block. Step
-# 29's fix as this series wrote it (forward is our choice; the original names only the check) summarizes the
-# *whole* loop. A local fix moving back would hit the other wall, shown next, and still be a copy:
+# 29's fix as this series wrote it (forward is our choice; the original names only the check) moves forward and
+# summarizes the *whole* loop:
 
 # %% tags=["core"]
 from msgmodel.course.sessions import long_tool_loop
@@ -89,11 +97,12 @@ print(f"{len(loop)} messages, {sum(map(is_clean_user_start, loop))} clean user s
       f"the step-29 fix keeps {len(forward_fix) - 1} of them: only its summary goes to the model")
 
 # %% [markdown] tags=["core"] holdback=["the only clean user start is message 0,…keeps all 13"]
-# Moving back, the only clean user start is message 0, where a window summarizes nothing, so the rule alone
-# (`clean_only=True`) keeps all 13. `compact` then cuts *inside* the loop, where no kept result answers a call
-# before the cut, before an assistant turn that opens like the loop's first (with thinking): after the summary, which
-# answers no call, the kept turn opens a new loop with its own thinking block. A budget in tokens: `max_tokens=`
-# (the window's size, not the API's output `max_tokens`):
+# Moving back hits the other wall: the only clean user start is message 0, where a window summarizes nothing, so the
+# rule alone (`clean_only=True`) keeps all 13 (and a local fix would still be a copy). `compact` then cuts *inside*
+# the loop, before an assistant turn, so no kept result answers a call made before the cut. After the summary that
+# turn opens the pending tool loop, and with thinking enabled such a turn must start with its thinking block (a rule
+# beyond chapter 00's five: `validate`'s `thinking_required`, from a live-API capture). A budget in tokens:
+# `max_tokens=` (the window's size, not the API's output `max_tokens`):
 
 # %% tags=["core"]
 from msgmodel import blocks_of
