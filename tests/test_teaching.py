@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -102,8 +103,9 @@ def test_type_check_follows_no_link_planted_at_the_old_predictable_path(tmp_path
     finally:
         for link in planted:
             link.unlink()
-        if made_scratch:
-            scratch.rmdir()
+        if made_scratch:  # another run planting its own links at the same time may still use it
+            with contextlib.suppress(OSError):
+                scratch.rmdir()
     assert report.clean
     assert sorted(p.name for p in victim.iterdir()) == ["precious.txt"]
     assert (victim / "precious.txt").read_text() == "keep me"
