@@ -195,10 +195,9 @@ print(f"one cache_control field: from_json walks all {len(session):,} messages i
 #
 # A team that validates everything with pydantic can defend a pydantic union (with `extra="allow"` and a fallback
 # for unknown kinds); data that never leaves your own code may need only `TypedDict`. `message.py` chose msgspec for
-# validation at the boundary, exact round trips and speed, together. The speed is the fast path's: a document with
-# one `extra` field or unknown kind goes whole through the Python walk, which only the optional cell after 2c's
-# figures times (in this series' runs, roughly 3–12× the fast path and slower than `json.loads`). 2a–2c as one
-# table: optional cell below.
+# validation at the boundary, exact round trips and speed, together; the fast path's speed: one `extra` field or
+# unknown kind sends the whole document through the Python walk, 3–12× slower in this series' runs (optional cell
+# after 2c's figures). 2a–2c as one table: optional cell below.
 
 # %% [markdown]
 # | | `TypedDict` | `dataclass` | pydantic union | msgspec + `message.py` |

@@ -604,8 +604,8 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         points=(
             N_("The model describes what the API sends."),
             N_(
-                "Dropped from the turn that opened a tool loop: a captured 400. Edited: refused too, by public "
-                "bug reports; no local check sees a signature."
+                "Dropped from a tool loop's opening turn: a captured 400. Edited: refused, per public bug "
+                "reports; no local check sees a signature."
             ),
             N_("Storage, compaction and the engine carry it unopened."),
             N_("Turning thinking on later leaves message.py unchanged."),
