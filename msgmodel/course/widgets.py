@@ -784,6 +784,12 @@ def _words(text: str) -> int:
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
 
 
+def _shown_in(item: DrillCard) -> str:
+    """Where the points of ``item`` that no core cell shows are shown (``DrillItem.shown_in``), or ""."""
+    where = getattr(item, "shown_in", "")
+    return _("(shown in {where})").format(where=_(where)) if where else ""
+
+
 def _model_answer(item: DrillCard, *, numbered: bool = False) -> str:
     """The model answer of ``item`` in the language in use: its key points in order (``①`` ``②`` … if ``numbered``)."""
     return join(*(f"{_CIRCLED[j] if numbered else ''}{_(p)}" for j, p in enumerate(item.points)))
@@ -870,7 +876,8 @@ class InterviewDrill:
             "" if self.answers[i].value.strip() else _(" (you have not written an answer: try first, it sticks better)")
         )
         self.model_answers[i].value = (
-            f'<div class="mmw mm-drill-answer"><b>{_("Model answer.")}</b> {_esc(_model_answer(item))}'
+            f'<div class="mmw mm-drill-answer"><b>{_("Model answer.")}</b> {_esc(_model_answer(item))} '
+            f"{_esc(_shown_in(item))}"
             f'<div class="mmw-note">{_("Tick the key points your answer made:")}{_esc(note)}</div></div>'
         )
         self.point_boxes[i].layout.display = "flex"
@@ -926,7 +933,8 @@ class InterviewDrill:
             points = "".join(f"<li>{_esc(_(p))}</li>" for p in item.points)
             parts.append(
                 f'<div class="mmw-q">{i + 1}. {_esc(_(item.question))}</div>'
-                f"<details><summary>{_('Show the model answer')}</summary><p>{_esc(_model_answer(item))}</p>"
+                f"<details><summary>{_('Show the model answer')}</summary>"
+                f"<p>{_esc(_model_answer(item))} {_esc(_shown_in(item))}</p>"
                 f"<p>{_('Key points:')}</p><ul>{points}</ul></details>"
             )
         parts.append("</div>")
@@ -953,6 +961,8 @@ class InterviewDrill:
                 )
             lines.append(f"  {i + 1}. {_(item.question)}" + (f"  [{'; '.join(state)}]" if state else ""))
             lines.append("     " + _model_answer(item, numbered=True))
+            if shown_in := _shown_in(item):  # a point no core cell shows
+                lines.append("     " + shown_in)
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

@@ -14,8 +14,8 @@
 #
 # ## What
 #
-# The original step-31 tutorial asks four follow-up questions; this chapter adds eleven: **I1–I15**. The drill
-# gives every model answer; the core route backs I1–I6 with a cell each, the optional cells I7–I15.
+# The original step-31 tutorial asks four follow-up questions, I1–I4 here; this chapter adds eleven, I5–I15. The
+# drill gives every model answer; the core route backs I1–I6 with a cell each, the optional cells I7–I15.
 #
 # ## Why
 #
@@ -79,8 +79,8 @@ print("normalized    :", to_json(normalized) == raw, to_json(normalized).decode(
 # ### I2. Why define `ThinkingBlock` before any feature uses thinking?
 #
 # Thinking passes through unchanged: the local API (with thinking on, its model opens with a signed thinking block;
-# it checks structure, not signatures) answers, the tool runs, `msgmodel.core.storage` (chapter 05's) saves and
-# loads the session, and it goes back:
+# it checks structure, not signatures) answers, the tool runs, `msgmodel.core.storage` (chapter 05's) saves the
+# session file and loads it back (`storage.load` returns a result whose `.messages` is the history), and it goes back:
 
 # %% tags=["core"]
 import tempfile
@@ -194,8 +194,8 @@ for decode in (lambda: msgspec.json.decode(b'[{"type": "image"}]', type=list[uni
 # ### I4. What does it cost to add a block kind?
 #
 # mypy names every `match` ending in `assert_never` that must handle the new class: **6 errors in 3 files**, the
-# functions this `ast` scan lists. (`tests/test_layout.py` checks that mypy, on a copy with a sixth class, flags
-# exactly these.)
+# functions this `ast` scan lists (chapter 04 told the test that checks it; `limits.py` and `server.py` are the local
+# API's output-token limits and streaming).
 
 # %% tags=["core"]
 import msgmodel
@@ -386,8 +386,8 @@ print({name: f.is_required() for name, f in SDKThinkingBlock.model_fields.items(
 # ## One-line summary
 #
 # **Every choice in the message model (two content shapes, thinking modelled early, a closed tagged union, frozen
-# values, validation at the boundary, repair only on request) can be defended in one sentence and proved in one
-# cell, and that is what an interviewer is testing.**
+# values, validation at the boundary) can be defended in one sentence and proved in one cell, and that is what an
+# interviewer is testing.**
 
 # %% [markdown]
 # ## Exercises

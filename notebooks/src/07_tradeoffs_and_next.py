@@ -133,8 +133,9 @@ print(decode_grid(bad, OPTIONS, marked="msgmodel.from_json"))  # accepted: decod
 
 # %% [markdown] tags=["core"]
 # **Only the marked column refuses every wrong input with a path and keeps both valid ones**: TypedDict accepts
-# everything, the dataclass decoder accepts two and names no place, pydantic drops `cache_control`, plain msgspec
-# structs refuse the image. msgspec alone does not give that; `message.py` adds it (`OpaqueBlock`, `extra`).
+# everything; the dataclass decoder accepts two wrong inputs and refuses both valid ones, naming no place; pydantic
+# refuses the image and drops `cache_control`; plain msgspec structs refuse both. msgspec alone does not give that;
+# `message.py` adds it (`OpaqueBlock`, `extra`).
 #
 # #### 2c. Decode speed: why it is fast, and what that cost
 #
@@ -157,7 +158,8 @@ print(bench_verdicts(results))
 # The same on this machine, now: a generated agent session of 3,000 messages (`synth_session`: prompts, signed
 # thinking, parallel calls, failures), decoded five times per option, round-robin, median kept (the ratios on the bars
 # are this run's, each to `msgmodel.from_json`), then the committed P1 run as bars (ratios to `msgmodel.from_json`,
-# the figures printed above). Which of pydantic and the dataclass walk comes last here varies by run.
+# the figures printed above). Which of pydantic and the dataclass walk comes last here varies by run. Last, the second
+# decoder: the same session with one `cache_control` field added goes whole through `from_json`'s Python walk.
 
 # %%
 import json  # also used by exercise 07.3 below
@@ -178,6 +180,11 @@ seconds = results["P1"]["seconds"]
 barh(list(seconds), [s * 1000 for s in seconds.values()],
      f"P1: median ms to decode {results['messages']:,} messages (one run)", height=2.8,
      reference=list(seconds).index("msgmodel.from_json"))
+cached = data.replace(b'"type":"text"', b'"type":"text","cache_control":{"type":"ephemeral"}', 1)  # one extra field
+walk = decode_times(cached, {"walk": OPTIONS["msgmodel.from_json"]})["walk"]
+fast, loads = median["msgmodel.from_json"] * 1000, median["TypedDict"] * 1000
+print(f"one cache_control field: from_json walks all {len(session):,} messages in {walk * 1000:.1f} ms "
+      f"(its fast path: {fast:.1f} ms; json.loads: {loads:.1f} ms)")
 
 # %% [markdown] tags=["core"]
 # The misses: P1's SDK ratio, as long tool outputs cost every decoder alike (lazy decoding would change the model's
@@ -188,7 +195,9 @@ barh(list(seconds), [s * 1000 for s in seconds.values()],
 #
 # A team that validates everything with pydantic can defend a pydantic union (with `extra="allow"` and a fallback
 # for unknown kinds); data that never leaves your own code may need only `TypedDict`. `message.py` chose msgspec for
-# validation at the boundary, exact round trips and speed, together (2a–2c as one table: optional cell below).
+# validation at the boundary, exact round trips and speed, together; the fast path's speed: one `extra` field or
+# unknown kind sends the whole document through the Python walk, 3–12× slower in this series' runs (optional cell
+# after 2c's figures). 2a–2c as one table: optional cell below.
 
 # %% [markdown]
 # | | `TypedDict` | `dataclass` | pydantic union | msgspec + `message.py` |
@@ -197,7 +206,7 @@ barh(list(seconds), [s * 1000 for s in seconds.values()],
 # | bad input at run time | accepted | partly refused, no path | refused, path | refused, JSON path |
 # | unknown kind / unknown field | kept / kept | refused / refused | refused / dropped | kept / kept |
 # | decoder | `json.loads` | hand-written | generated | generated |
-# | decode speed (P1) | slower, and checks nothing | not in P1 | much slower | fastest |
+# | decode speed (P1) | slower, and checks nothing | not in P1 | much slower | fastest (fast path) |
 # | dependency | none | none | pydantic (large; the SDK brings it) | msgspec (small) |
 
 # %% [markdown] tags=["core"]

@@ -582,6 +582,7 @@ class DrillItem:
 
     question: str
     points: tuple[str, ...]
+    shown_in: str = ""  # where a point no core cell shows is shown (an optional cell), or ""
 
     @property
     def answer(self) -> str:
@@ -602,7 +603,10 @@ DRILL: Final[tuple[DrillItem, ...]] = (
         question=N_("Why define ThinkingBlock before any feature uses thinking?"),
         points=(
             N_("The model describes what the API sends."),
-            N_("Thinking is signed: dropped or edited, it gets a 400."),
+            N_(
+                "Dropped from a tool loop's opening turn: a captured 400. Edited: refused, per public bug "
+                "reports; no local check sees a signature."
+            ),
             N_("Storage, compaction and the engine carry it unopened."),
             N_("Turning thinking on later leaves message.py unchanged."),
         ),
@@ -667,6 +671,7 @@ DRILL: Final[tuple[DrillItem, ...]] = (
             N_("It never edits a thinking block."),
             N_("Silent repair hides the bug that broke the history."),
         ),
+        shown_in=N_("optional cells: chapter 05, section 7, and I9 below"),
     ),
     DrillItem(
         question=N_('How do you test an invariant like "a clean start is always a valid start"?'),
@@ -711,6 +716,7 @@ DRILL: Final[tuple[DrillItem, ...]] = (
             N_("Histories loaded or sent elsewhere still need a client-side answer."),
             N_("Its compaction block round-trips as an OpaqueBlock."),
         ),
+        shown_in=N_("the optional cell I14 below; sources: docs/anchors.md"),
     ),
     DrillItem(
         question=N_("Messages or tokens: what should a compaction budget count?"),
@@ -720,6 +726,7 @@ DRILL: Final[tuple[DrillItem, ...]] = (
             N_("JSON length: a free local stand-in."),
             N_("count_tokens: exact, for a round trip."),
         ),
+        shown_in=N_("the optional cell I15 below"),
     ),
 )
 """The chapter's interview questions with model answers and key points (``InterviewDrill(DRILL)``)."""
