@@ -350,7 +350,8 @@ DRILL_RUBRIC: Final[dict[str, tuple[int, str]]] = {
     ),
     "Why define ThinkingBlock before any feature uses thinking?": (
         1,
-        '"YAGNI: add it when a feature needs it": the blocks arrive anyway, and a history that loses one gets a 400.',
+        '"YAGNI: add it when a feature needs it": the blocks arrive anyway, and a tool loop that loses its opening one '
+        "gets a 400.",
     ),
     "Tagged union or class hierarchy for content blocks?": (
         0,

@@ -876,8 +876,8 @@ class InterviewDrill:
             "" if self.answers[i].value.strip() else _(" (you have not written an answer: try first, it sticks better)")
         )
         self.model_answers[i].value = (
-            f'<div class="mmw mm-drill-answer"><b>{_("Model answer.")}</b> {_esc(_model_answer(item))} '
-            f"{_esc(_shown_in(item))}"
+            f'<div class="mmw mm-drill-answer"><b>{_("Model answer.")}</b> '
+            f"{_esc(' '.join(filter(None, (_model_answer(item), _shown_in(item)))))}"
             f'<div class="mmw-note">{_("Tick the key points your answer made:")}{_esc(note)}</div></div>'
         )
         self.point_boxes[i].layout.display = "flex"
@@ -934,7 +934,7 @@ class InterviewDrill:
             parts.append(
                 f'<div class="mmw-q">{i + 1}. {_esc(_(item.question))}</div>'
                 f"<details><summary>{_('Show the model answer')}</summary>"
-                f"<p>{_esc(_model_answer(item))} {_esc(_shown_in(item))}</p>"
+                f"<p>{_esc(' '.join(filter(None, (_model_answer(item), _shown_in(item)))))}</p>"
                 f"<p>{_('Key points:')}</p><ul>{points}</ul></details>"
             )
         parts.append("</div>")

@@ -63,9 +63,9 @@
 #
 # * **A 90-minute class, or a first reading.** Follow the *core path*: the cells tagged `core` (JupyterLab's property
 #   inspector shows tags) explain both bugs, their common cause and the model that removes it. The
-#   route's minutes are the careful model's (under the table), which prices outputs at 250 words a minute, as if
-#   skimmed; a reader who checks every output against its sentence takes longer (optional: the README gives what fresh
-#   readers measured):
+#   route's minutes are the careful model's (under the table), under 90 so that a class keeps time for questions;
+#   the model prices outputs at 250 words a minute, as if skimmed, and a reader who checks every output against its
+#   sentence takes longer (optional: the README gives what fresh readers measured):
 
 # %% tags=["core"]
 from msgmodel.course.teaching import core_route

@@ -195,9 +195,9 @@ print(f"one cache_control field: from_json walks all {len(session):,} messages i
 #
 # A team that validates everything with pydantic can defend a pydantic union (with `extra="allow"` and a fallback
 # for unknown kinds); data that never leaves your own code may need only `TypedDict`. `message.py` chose msgspec for
-# validation at the boundary, exact round trips and speed, together; the fast path's speed: one `extra` field or
-# unknown kind sends the whole document through the Python walk, 3–12× slower in this series' runs (optional cell
-# after 2c's figures). 2a–2c as one table: optional cell below.
+# validation at the boundary, exact round trips and speed, together; the speed is the fast path's: one `extra` field
+# or unknown kind sends the whole document through the Python walk, several times slower and slower than
+# `json.loads` (timed in the optional cell after 2c's figures). 2a–2c as one table: optional cell below.
 
 # %% [markdown]
 # | | `TypedDict` | `dataclass` | pydantic union | msgspec + `message.py` |
