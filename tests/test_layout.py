@@ -34,7 +34,13 @@ from msgmodel.core.message import (
     result_text,
     tool_result_block,
 )
-from msgmodel.course.knowledge import Bypass, ScanError, exhaustive_block_matches, scan_model_bypasses
+from msgmodel.course.knowledge import (
+    Bypass,
+    ScanError,
+    block_matches_without_assert_never,
+    exhaustive_block_matches,
+    scan_model_bypasses,
+)
 
 PACKAGE = Path(msgmodel.__file__).parent
 ROOT = PACKAGE.parent
@@ -243,6 +249,30 @@ def test_the_count_check_reads_survey_tables() -> None:
 def test_the_chapters_keep_the_rule_they_teach() -> None:
     bypasses = scan_model_bypasses(ROOT / "notebooks" / "src")
     assert bypasses == [], "a chapter builds or reads a Message by hand:\n" + "\n".join(map(str, bypasses))
+
+
+def test_every_match_on_the_blocks_ends_in_assert_never() -> None:
+    """Exhaustiveness is kept by this scan: a dispatch that falls through (``case _: return ""``) is refused."""
+    assert block_matches_without_assert_never(PACKAGE) == []
+    assert exhaustive_block_matches(PACKAGE)  # the scan has dispatches to look at
+
+
+def test_the_dispatch_scan_finds_a_fallback_and_a_missing_wildcard(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "ok.py").write_text(
+        "def f(b):\n    match b:\n        case TextBlock():\n            return b.text\n"
+        "        case _:\n            assert_never(b)\n"
+    )
+    (pkg / "fallback.py").write_text(
+        "def f(b):\n    match b:\n        case TextBlock():\n            return b.text\n"
+        '        case _:\n            return ""\n'
+    )
+    (pkg / "open.py").write_text(
+        "def f(b):\n    match b:\n        case ToolUseBlock() | TextBlock():\n            pass\n"
+    )
+    (pkg / "other.py").write_text("def f(x):\n    match x:\n        case int():\n            pass\n")
+    assert block_matches_without_assert_never(pkg) == ["pkg/fallback.py:2", "pkg/open.py:2"]
 
 
 @pytest.mark.slow

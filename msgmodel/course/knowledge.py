@@ -835,3 +835,44 @@ def exhaustive_block_matches(folder: Path, *, exclude: Iterable[str] = ()) -> di
         if names:
             found[path.relative_to(folder.parent).as_posix()] = sorted(names)
     return found
+
+
+def _ends_in_assert_never(m: ast.Match) -> bool:
+    """Whether ``m``'s last case is ``case _: assert_never(...)`` and nothing else."""
+    last = m.cases[-1]
+    wildcard = isinstance(last.pattern, ast.MatchAs) and last.pattern.pattern is None and last.pattern.name is None
+    body = last.body
+    return (
+        wildcard
+        and last.guard is None
+        and len(body) == 1
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Call)
+        and getattr(body[0].value.func, "id", "") == "assert_never"
+    )
+
+
+def block_matches_without_assert_never(folder: Path) -> list[str]:
+    """Every ``match`` on the block classes under ``folder`` whose last case is not ``case _: assert_never(...)``.
+
+    Each as ``file:line`` (files named relative to ``folder``'s parent). A ``case _: return ""``, or no
+    wildcard at all, lets a new block kind through without a type error: the exhaustiveness chapter 04
+    teaches holds only where the dispatch ends in ``assert_never``, and this scan is what keeps it.
+    ``if b.type == ...`` chains are not dispatches it can see.
+    """
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        source = path.read_text(encoding="utf-8")
+        for m in ast.walk(ast.parse(source, filename=str(path))):
+            if not isinstance(m, ast.Match):
+                continue
+            on_blocks = any(
+                isinstance(n, ast.MatchClass) and getattr(n.cls, "id", "") in _BLOCK_CLASSES
+                for case in m.cases
+                for n in ast.walk(case.pattern)
+            )
+            if on_blocks and not _ends_in_assert_never(m):
+                found.append(f"{path.relative_to(folder.parent).as_posix()}:{m.lineno}")
+    return found

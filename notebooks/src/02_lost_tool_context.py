@@ -219,7 +219,8 @@ for what, total, by_copy2, by_authority in rows:
 # %% [markdown] tags=["core"]
 # ### 6. The `toolUseId` slip
 #
-# A third bug, and a loud one. This is the series' one full telling of the slip; later chapters refer back here. The
+# A third bug, and a loud one. It is the series' running example: later chapters catch this same slip earlier at each
+# layer (mypy in chapter 03, the constructor and the decoder in 04, each typed option in 07) and tell only that. The
 # original step-31 tutorial warns that a constructor keeps the field name `tool_use_id` from being mistyped as
 # `toolUseId`, the hardest kind of bug to find while messages are `any`. It cites no such bug report: **the legacy
 # engine plants one** (our illustration). Its two inline `tool_result` dicts:

@@ -36,7 +36,7 @@ print(f"{len(READERS)} readers: {', '.join(READERS)}")
 #
 # 1. **One place** to get right and to change.
 # 2. **The checker can see it**: narrowing, and a `match` ending in `assert_never` that forgets a kind fails the
-#    check (section 6).
+#    check (section 6); `tests/test_layout.py` refuses a `match` on the blocks that ends any other way.
 # 3. **The edges are guarded**: a misspelled keyword argument fails where it is written (a `TypeError`, section 4),
 #    and a decoded document missing a required field is a `DecodeError` (section 7). A misspelled *optional* field
 #    decodes into `extra`, a misspelled kind into an `OpaqueBlock` (section 2); `validate` names both before
@@ -327,9 +327,10 @@ for attempt in (lambda: TextBlock(text="hi", type="tool_use"), lambda: OpaqueBlo
 #
 # ## Pitfalls and trade-offs
 #
-# **`assert_never` is a discipline.** `tests/test_layout.py` checks that a new kind is flagged in exactly the
-# matches that have it; nothing in `tests/` looks for a dispatch without it, so a `case _: return ""` is caught only
-# by review.
+# **`assert_never` is kept by a scan, and only in `match`.** `tests/test_layout.py` refuses every `match` on the block
+# classes whose last case is not `case _: assert_never(...)` (a `case _: return ""` would let a new kind through),
+# and checks that a new kind is flagged in exactly those; an `if b.type == ...` chain is not a dispatch it sees, so
+# one of those is caught only by review.
 #
 # **Frozen is shallow.** `frozen=True` stops `block.name = ...`, but the `dict` in `input` and the list `blocks_of`
 # returns (the message's own, for speed) are ordinary mutable objects. Treat them as read-only.

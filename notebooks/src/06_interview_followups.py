@@ -194,8 +194,8 @@ for decode in (lambda: msgspec.json.decode(b'[{"type": "image"}]', type=list[uni
 # ### I4. What does it cost to add a block kind?
 #
 # mypy names every `match` ending in `assert_never` that must handle the new class: **6 errors in 3 files**, the
-# functions this `ast` scan lists (chapter 04 told the test that checks it; `limits.py` and `server.py` are the local
-# API's output-token limits and streaming).
+# functions this `ast` scan lists (`tests/test_layout.py` adds a sixth class to a copy and runs mypy to check exactly
+# these; `limits.py` and `server.py` are the local API's output-token limits and streaming).
 
 # %% tags=["core"]
 import msgmodel
