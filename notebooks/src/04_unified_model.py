@@ -16,7 +16,8 @@
 # `message.py` is the only module that builds and reads typed messages (others spell wire keys by hand only where
 # raw JSON enters: chapter 05, section 1): the **blocks**, a tagged union of `text`, `thinking`,
 # `tool_use`, `tool_result` and `OpaqueBlock` for every other kind (five classes; the original has no catch-all);
-# the **constructors**, the only way to build a message; the **readers**, the only way to read one (section 5 asks
+# the **constructors**, the only way to build a message; the **readers**, the only way to read its content (`role` is
+# a plain field; section 5 asks
 # four; the rest render text or HTML, and `server_tool_link` pairs a server-side tool's call with its result); the
 # **codec**, JSON and SDK dicts in and out:
 

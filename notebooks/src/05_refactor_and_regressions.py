@@ -34,7 +34,7 @@
 #
 # * `message`: the codec itself, wire dicts to blocks and back;
 # * `protocol`: the validator, reading raw dicts by design to judge input the model cannot represent (a misspelled
-#   field); a fuzz test (`tests/test_fuzz_codec.py`) checks it never accepts what the codec refuses;
+#   field); a fuzz test (optional: `tests/test_fuzz_codec.py`) checks it never accepts what the codec refuses;
 # * `claude_code`: the importer of Claude Code's session files, another format, whose lines carry their own `"type"`,
 #   `message.id` and `tool_use_id` links (their blocks then go through the codec);
 # * `cli`: `msgmodel check`, telling a file's format by content (a JSON object with `"role"` or `"content"`);
@@ -102,7 +102,8 @@ print(f"{len(loop)} messages, {sum(map(is_clean_user_start, loop))} clean user s
 # the loop, before an assistant turn, so no kept result answers a call made before the cut. After the summary that
 # turn opens the pending tool loop, and with thinking enabled such a turn must start with its thinking block (a rule
 # beyond chapter 00's five: `validate`'s `thinking_required`, from a live-API capture). A budget in tokens:
-# `max_tokens=` (the window's size, not the API's output `max_tokens`):
+# `max_tokens=` (the window's size, not the API's output `max_tokens`; counted as the window's JSON bytes / 4, or by
+# the `count_tokens=` you pass):
 
 # %% tags=["core"]
 from msgmodel import blocks_of
