@@ -806,6 +806,19 @@ def describe(sites: Sequence[KnowledgeSite]) -> str:
 _BLOCK_CLASSES: Final = frozenset({"TextBlock", "ThinkingBlock", "ToolUseBlock", "ToolResultBlock", "OpaqueBlock"})
 
 
+def _modules(folder: Path, exclude: Iterable[str] = ()) -> Iterator[tuple[Path, ast.Module]]:
+    """Each module under package ``folder`` (outside the subfolders ``exclude`` names), parsed: (path, tree)."""
+    skipped = tuple(exclude)
+    for path in _python_files([folder]):
+        if path.relative_to(folder).parts[0] not in skipped:
+            yield path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _names_a_block_class(node: ast.AST) -> bool:
+    """Whether ``node`` is a class pattern of one of the block classes (``case TextBlock():``)."""
+    return isinstance(node, ast.MatchClass) and getattr(node.cls, "id", "") in _BLOCK_CLASSES
+
+
 def exhaustive_block_matches(folder: Path, *, exclude: Iterable[str] = ()) -> dict[str, list[str]]:
     """Functions that ``match`` on the block classes and end in ``assert_never``, by file (sorted).
 
@@ -813,24 +826,15 @@ def exhaustive_block_matches(folder: Path, *, exclude: Iterable[str] = ()) -> di
     (``msgmodel/core/message.py``). ``exclude`` names subfolders of ``folder`` to skip (``"course"``).
     These are the sites ``mypy --strict`` flags when a block kind joins the ``ContentBlock`` union.
     """
-    skipped = tuple(exclude)
     found: dict[str, list[str]] = {}
-    for path in sorted(folder.rglob("*.py")):
-        rel = path.relative_to(folder)
-        if "__pycache__" in rel.parts or (rel.parts and rel.parts[0] in skipped):
-            continue
-        source = path.read_text(encoding="utf-8")
-        if "assert_never(" not in source:
-            continue
+    for path, tree in _modules(folder, exclude):
         names = []
-        for f in ast.walk(ast.parse(source)):
+        for f in ast.walk(tree):
             if not isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             nodes = list(ast.walk(f))
             never = any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "assert_never" for n in nodes)
-            if never and any(
-                isinstance(n, ast.MatchClass) and getattr(n.cls, "id", "") in _BLOCK_CLASSES for n in nodes
-            ):
+            if never and any(_names_a_block_class(n) for n in nodes):
                 names.append(f.name)
         if names:
             found[path.relative_to(folder.parent).as_posix()] = sorted(names)
@@ -861,18 +865,11 @@ def block_matches_without_assert_never(folder: Path) -> list[str]:
     ``if b.type == ...`` chains are not dispatches it can see.
     """
     found = []
-    for path in sorted(folder.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        source = path.read_text(encoding="utf-8")
-        for m in ast.walk(ast.parse(source, filename=str(path))):
+    for path, tree in _modules(folder):
+        for m in ast.walk(tree):
             if not isinstance(m, ast.Match):
                 continue
-            on_blocks = any(
-                isinstance(n, ast.MatchClass) and getattr(n.cls, "id", "") in _BLOCK_CLASSES
-                for case in m.cases
-                for n in ast.walk(case.pattern)
-            )
+            on_blocks = any(_names_a_block_class(n) for case in m.cases for n in ast.walk(case.pattern))
             if on_blocks and not _ends_in_assert_never(m):
                 found.append(f"{path.relative_to(folder.parent).as_posix()}:{m.lineno}")
     return found

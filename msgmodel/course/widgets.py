@@ -790,6 +790,11 @@ def _shown_in(item: DrillCard) -> str:
     return _("(shown in {where})").format(where=_(where)) if where else ""
 
 
+def _answer_shown(item: DrillCard) -> str:
+    """The model answer of ``item``, followed by where its unshown points are shown, if anywhere."""
+    return " ".join(filter(None, (_model_answer(item), _shown_in(item))))
+
+
 def _model_answer(item: DrillCard, *, numbered: bool = False) -> str:
     """The model answer of ``item`` in the language in use: its key points in order (``①`` ``②`` … if ``numbered``)."""
     return join(*(f"{_CIRCLED[j] if numbered else ''}{_(p)}" for j, p in enumerate(item.points)))
@@ -877,7 +882,7 @@ class InterviewDrill:
         )
         self.model_answers[i].value = (
             f'<div class="mmw mm-drill-answer"><b>{_("Model answer.")}</b> '
-            f"{_esc(' '.join(filter(None, (_model_answer(item), _shown_in(item)))))}"
+            f"{_esc(_answer_shown(item))}"
             f'<div class="mmw-note">{_("Tick the key points your answer made:")}{_esc(note)}</div></div>'
         )
         self.point_boxes[i].layout.display = "flex"
@@ -934,7 +939,7 @@ class InterviewDrill:
             parts.append(
                 f'<div class="mmw-q">{i + 1}. {_esc(_(item.question))}</div>'
                 f"<details><summary>{_('Show the model answer')}</summary>"
-                f"<p>{_esc(' '.join(filter(None, (_model_answer(item), _shown_in(item)))))}</p>"
+                f"<p>{_esc(_answer_shown(item))}</p>"
                 f"<p>{_('Key points:')}</p><ul>{points}</ul></details>"
             )
         parts.append("</div>")
